@@ -1,0 +1,41 @@
+# Two entry points for a fresh machine: `make demo` and `make test`.
+# Both create .venv with the Python named in .python-version (once) and
+# install the package in editable mode with its test tools.
+
+PYTHON_VERSION := $(shell cat .python-version)
+PYTHON ?= python$(PYTHON_VERSION)
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+BUILD := build
+
+# Caches and outputs stay in the build tree, never in the home directory.
+export PYTENSOR_FLAGS := base_compiledir=$(CURDIR)/$(BUILD)/pytensor
+export MPLBACKEND := Agg
+export MPLCONFIGDIR := $(CURDIR)/$(BUILD)/matplotlib
+export XDG_CACHE_HOME := $(CURDIR)/$(BUILD)/cache
+
+.PHONY: venv demo test lint clean
+
+venv: $(INSTALLED)
+
+$(INSTALLED): pyproject.toml .python-version
+	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found; install Python $(PYTHON_VERSION)" >&2; exit 1; }
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+demo: $(INSTALLED)
+	$(BIN)/adversary demo --out $(BUILD)/demo
+
+test: $(INSTALLED)
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest
+
+lint: $(INSTALLED)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+clean:
+	rm -rf $(BUILD) .pytest_cache .hypothesis

@@ -1,0 +1,60 @@
+"""Argument checks shared by every layer.
+
+Each check raises :class:`ValueError` (or :class:`TypeError` for a wrong kind
+of value) whose message starts with the argument's name, so that a user and
+the command line can say exactly which input was wrong. Checks return the
+value as a float64 or int64 array, never a silently clipped copy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["as_counts", "as_integers", "as_positive", "as_probability"]
+
+
+def _as_real_array(value, name: str) -> np.ndarray:
+    try:
+        array = np.asarray(value)
+    except Exception as error:  # pragma: no cover - numpy raises many kinds
+        raise TypeError(f"{name} must be numeric, got {value!r}") from error
+    if array.dtype == bool or not (
+        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
+    ):
+        raise TypeError(f"{name} must be numeric, got {value!r}")
+    return array
+
+
+def as_positive(value, name: str) -> np.ndarray:
+    """``value`` as float64, every element finite and > 0 (e.g. ρ, σ²)."""
+    array = _as_real_array(value, name).astype(np.float64)
+    if not np.all(np.isfinite(array)) or np.any(array <= 0):
+        raise ValueError(f"{name} must be finite and > 0, got {value!r}")
+    return array
+
+
+def as_probability(value, name: str) -> np.ndarray:
+    """``value`` as float64, every element strictly inside (0, 1) (a prior p)."""
+    array = _as_real_array(value, name).astype(np.float64)
+    if not np.all((array > 0) & (array < 1)):
+        raise ValueError(f"{name} must lie strictly between 0 and 1, got {value!r}")
+    return array
+
+
+def as_integers(value, name: str) -> np.ndarray:
+    """``value`` as int64; floats are accepted only when integral (a noisy count)."""
+    array = _as_real_array(value, name)
+    if np.issubdtype(array.dtype, np.floating):
+        if not np.all(np.isfinite(array)) or np.any(array != np.round(array)):
+            raise ValueError(f"{name} must be integer-valued, got {value!r}")
+        if np.any(np.abs(array) >= 2.0**62):
+            raise ValueError(f"{name} is too large to hold as a 64-bit integer, got {value!r}")
+    return array.astype(np.int64)
+
+
+def as_counts(value, name: str) -> np.ndarray:
+    """``value`` as int64 counts: integer-valued and >= 0 (a true or known count)."""
+    array = as_integers(value, name)
+    if np.any(array < 0):
+        raise ValueError(f"{name} must be a count >= 0, got {value!r}")
+    return array
