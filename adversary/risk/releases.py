@@ -1,0 +1,50 @@
+"""Averages over the releases a mechanism can produce from a known truth.
+
+The data holder's marginal measures (Kazan & Reiter (3.3), (3.4)) average a
+function of the release over the noise distribution. Here the noise is a
+discrete Gaussian summed over ``[-K, K]``, with ``K`` from
+:func:`adversary.noise.discrete_gaussian.cutoff` so that the omitted noise
+values carry at most ``tail_mass`` of probability: for a function with values
+in ``[0, 1]`` the sum is within ``tail_mass`` of the exact expectation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..noise import discrete_gaussian
+
+__all__ = ["expectation_over_noise"]
+
+# Largest number of (case, noise value) pairs evaluated at once.
+_BLOCK_ELEMENTS = 2_000_000
+
+
+def expectation_over_noise(
+    function: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    sigma2: np.ndarray,
+    tail_mass: float = 1e-15,
+) -> np.ndarray:
+    """``E[function(Z)]`` with ``Z ~ DG(0, σ²)``, for every element of ``sigma2``.
+
+    ``function(z, at)`` receives a row of noise values ``z`` (shape ``(1, n)``)
+    and a boolean mask ``at`` selecting the cases (elements of ``sigma2``'s
+    shape) that share one σ²; it returns the function's values, shape
+    ``(at.sum(), n)``. Cases with equal σ² share one noise grid.
+    """
+    sigma2 = np.asarray(sigma2, dtype=np.float64)
+    out = np.zeros(sigma2.shape, dtype=np.float64)
+    for value in np.unique(sigma2):
+        at = sigma2 == value
+        reach = int(discrete_gaussian.cutoff(value, tail_mass))
+        z = np.arange(-reach, reach + 1)
+        weights = discrete_gaussian.pmf(z, value)
+        chunk = max(1, _BLOCK_ELEMENTS // int(at.sum()))
+        total = np.zeros(int(at.sum()))
+        for start in range(0, z.size, chunk):
+            part = slice(start, start + chunk)
+            total += function(z[None, part].astype(np.float64), at) @ weights[part]
+        out[at] = total
+    return out
