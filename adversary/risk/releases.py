@@ -16,7 +16,10 @@ import numpy as np
 
 from ..noise import discrete_gaussian
 
-__all__ = ["expectation_over_noise"]
+__all__ = ["DEFAULT_TAIL_MASS", "expectation_over_noise"]
+
+#: Release probability a marginal sum may leave out, unless a caller says otherwise.
+DEFAULT_TAIL_MASS = 1e-15
 
 # Largest number of (case, noise value) pairs evaluated at once.
 _BLOCK_ELEMENTS = 2_000_000
@@ -25,7 +28,7 @@ _BLOCK_ELEMENTS = 2_000_000
 def expectation_over_noise(
     function: Callable[[np.ndarray, np.ndarray], np.ndarray],
     sigma2: np.ndarray,
-    tail_mass: float = 1e-15,
+    tail_mass: float = DEFAULT_TAIL_MASS,
 ) -> np.ndarray:
     """``E[function(Z)]`` with ``Z ~ DG(0, σ²)``, for every element of ``sigma2``.
 

@@ -21,14 +21,17 @@ and risk functions give the probability of the truth.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 from scipy import special
 
 from .._validation import as_counts, as_integers, as_probability
 from ..noise import discrete_gaussian, noise_variance
-from ..risk.releases import expectation_over_noise
+from ..risk.releases import DEFAULT_TAIL_MASS, expectation_over_noise
 
 __all__ = [
+    "SingleBlockCase",
     "correct_decision_probability",
     "decision",
     "log_likelihood_ratio",
@@ -143,7 +146,7 @@ def correct_decision_probability(
 
 
 def marginal_posterior(
-    prior, rho, known_count=0, true_count=None, convention="paper", tail_mass=1e-15
+    prior, rho, known_count=0, true_count=None, convention="paper", tail_mass=DEFAULT_TAIL_MASS
 ) -> np.ndarray:
     """Posterior of the truth averaged over releases from the truth, equation (3.3).
 
@@ -172,7 +175,7 @@ def marginal_posterior(
 
 
 def marginal_risk(
-    prior, rho, known_count=0, true_count=None, convention="paper", tail_mass=1e-15
+    prior, rho, known_count=0, true_count=None, convention="paper", tail_mass=DEFAULT_TAIL_MASS
 ) -> np.ndarray:
     """Marginal disclosure risk, equation (3.4): (3.3) over the prior of the truth."""
     prior = as_probability(prior, "prior")
@@ -182,3 +185,38 @@ def marginal_risk(
         marginal_posterior(prior, rho, known_count, true_count, convention, tail_mass)
         / prior_of_truth
     )
+
+
+@dataclass(frozen=True)
+class SingleBlockCase:
+    """A concrete single-block attack: what the adversary knows and sees, and the truth.
+
+    ``priors`` maps a label (e.g. ``"1/50"``) to the prior probability ``p``
+    that the target has the characteristics; ``releases`` are the released
+    values ``x1*`` a report tabulates (the paper's Table 4 rows).
+    """
+
+    name: str
+    rho: float
+    priors: dict[str, float]
+    known_count: int = 0
+    true_count: int | None = None
+    convention: str = "paper"
+    releases: tuple[int, ...] = (1, 2, 3, 4, 5)
+    description: str = ""
+    cell_counts: tuple[tuple[str, int], ...] = field(default=())
+
+    def __post_init__(self):
+        as_probability(list(self.priors.values()), "priors")
+        noise_variance(self.rho, self.convention)
+        _true_count(self.known_count, self.true_count)
+        as_integers(list(self.releases), "releases")
+
+    @property
+    def truth(self) -> int:
+        """The data holder's true count ``x1`` (``m + 1`` unless given)."""
+        return int(_true_count(self.known_count, self.true_count)[1])
+
+    @property
+    def prior_values(self) -> np.ndarray:
+        return np.array(list(self.priors.values()), dtype=np.float64)

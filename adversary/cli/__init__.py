@@ -1,0 +1,44 @@
+"""The ``adversary`` command line: one module per sub-command.
+
+Each sub-command module has ``register(subparsers)``, which adds its parser
+and sets ``func`` to a callable taking the parsed arguments and returning an
+exit status. Bad input reaches the user as one line on stderr and a non-zero
+exit status, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .. import __version__
+
+SUBCOMMAND_MODULES = ("demo",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="adversary",
+        description="Disclosure risk of noisy count releases against a Bayesian adversary.",
+    )
+    parser.add_argument("--version", action="version", version=f"adversary {__version__}")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in SUBCOMMAND_MODULES:
+        importlib.import_module(f"{__name__}.{name}").register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (ValueError, TypeError, KeyError, FileNotFoundError) as error:
+        message = error.args[0] if error.args else error.__class__.__name__
+        print(f"adversary {args.command}: error: {message}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Figures of case studies, drawn with matplotlib's object API (no display needed)."""
