@@ -52,6 +52,7 @@ from .accounting import epsilon_from_zcdp
 from .noise.conventions import NoiseConvention, as_convention, noise_variance
 
 __all__ = [
+    "ALL",
     "DEFAULT_DELTA",
     "DEFAULT_PRESET",
     "PRESETS",
