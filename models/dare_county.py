@@ -13,6 +13,7 @@ persons-file budget, ρ ≈ 0.0992 (Table 2), in the paper's convention
 Copy this file to declare a single-block case of your own.
 """
 
+from adversary.budget import get_preset
 from adversary.scenarios.single_block import SingleBlockCase
 
 # Table 3: (household/group quarters, voting age, Hispanic, race) -> count.
@@ -22,7 +23,8 @@ GVHR_COUNTS = (
     ("Household, of voting age, not Hispanic, Black", 1),
 )
 
-BLOCK_GVHR_RHO = 2.56 * 165 / 4099 * 3945 / 4097
+# ρ of the block-level detailed (GVHR) query: 2.56 · 165/4099 · 3945/4097.
+BLOCK_GVHR_RHO = float(get_preset("pl94-2020-persons").rho("block", "detailed"))
 
 CASE = SingleBlockCase(
     name="Dare County ED 28-21 (1940)",

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from .. import __version__
 
-SUBCOMMAND_MODULES = ("demo",)
+SUBCOMMAND_MODULES = ("demo", "budget")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,6 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:  # output piped into a reader that stopped, e.g. `| head`
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        return 0
     except (ValueError, TypeError, KeyError, FileNotFoundError) as error:
         message = error.args[0] if error.args else error.__class__.__name__
         print(f"adversary {args.command}: error: {message}", file=sys.stderr)

@@ -7,19 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import adversary.cli
 from adversary.cli import main
-
-REGISTERED = "budget" in adversary.cli.SUBCOMMAND_MODULES
-NOT_REGISTERED = "adversary/cli/__init__.py does not list 'budget' in SUBCOMMAND_MODULES yet"
-
-
-@pytest.fixture(autouse=True)
-def _budget_subcommand(monkeypatch):
-    # Until the CLI registers the sub-command, exercise it through the same main().
-    if not REGISTERED:
-        modules = (*adversary.cli.SUBCOMMAND_MODULES, "budget")
-        monkeypatch.setattr(adversary.cli, "SUBCOMMAND_MODULES", modules)
 
 
 def run(argv, capsys):
@@ -114,7 +102,6 @@ def test_bad_input_is_one_line_and_non_zero(argv, message, capsys):
     assert message in err
 
 
-@pytest.mark.skipif(not REGISTERED, reason=NOT_REGISTERED)
 def test_entry_point_json():
     executable = Path(sys.executable).with_name("adversary")
     completed = subprocess.run(
