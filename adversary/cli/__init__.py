@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except BrokenPipeError:  # output piped into a reader that stopped, e.g. `| head`
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        sys.stdout = open(os.devnull, "w")  # silence the flush at exit
         return 0
     except (ValueError, TypeError, KeyError, FileNotFoundError) as error:
         message = error.args[0] if error.args else error.__class__.__name__
