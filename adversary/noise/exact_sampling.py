@@ -1,0 +1,253 @@
+"""Exact sampling from the discrete Gaussian ``DG(0, σ²)``.
+
+Canonne, Kamath & Steinke (2020), "The Discrete Gaussian for Differential
+Privacy", Section 5:
+
+* Algorithm 1 — ``Bernoulli(exp(-γ))`` for rational ``γ ≥ 0`` by the series
+  trick: for ``γ ≤ 1`` draw ``A_K ~ Bernoulli(γ/K)`` for ``K = 1, 2, …`` until
+  the first ``A_K = 0`` and return 1 iff that ``K`` is odd; for ``γ > 1``
+  multiply ``⌊γ⌋`` independent ``Bernoulli(exp(-1))`` by one
+  ``Bernoulli(exp(-(γ - ⌊γ⌋)))``, stopping at the first 0.
+* Algorithm 2 — the discrete Laplace ``P[Y = y] ∝ exp(-|y|/t)`` from a uniform
+  ``U ∈ {0, …, t-1}`` accepted with probability ``exp(-U/t)``, a geometric
+  ``V`` counted with ``Bernoulli(exp(-1))``, ``|Y| = U + tV`` and a random sign
+  (``-0`` rejected).
+* Algorithm 3 — the discrete Gaussian by rejection from the discrete Laplace
+  with ``t = ⌊σ⌋ + 1``, accepting ``Y`` with probability
+  ``exp(-(|Y| - σ²/t)² / (2σ²))``.
+
+All arithmetic is on Python integers: σ² is held exactly as a fraction
+``n/d`` (a float converts exactly, so ``σ² = 1/(2ρ)`` computed in floating
+point is sampled *as that float*), and every Bernoulli probability is a ratio
+of integers. A ``Bernoulli(p/q)`` compares one uniform 64-bit word ``w`` with
+``p/q`` — ``(w+1)q ≤ p·2⁶⁴`` means 1, ``wq ≥ p·2⁶⁴`` means 0 — and only in
+the undecided case (probability < 2⁻⁶³) appends further words, so it is
+exact for any size of ``p`` and ``q``. Uniform integers below ``t`` use
+Lemire's multiply-and-reject method, also exact. The output therefore has
+exactly the distribution ``DG(0, σ²)`` given ideal uniform words; the only
+randomness comes from ``rng.integers``.
+
+Cost: about 5 µs per draw (CPython 3.12, one core; 20 000 draws take about
+0.1 s), nearly flat in σ² from 0.5 to 1e12, since the expected number of
+uniform words per draw is bounded (CKS Sec. 5.3).
+"""
+
+from __future__ import annotations
+
+import numbers
+from fractions import Fraction
+from math import isqrt
+
+import numpy as np
+
+from .._validation import as_counts, as_positive
+
+__all__ = ["MAX_SIGMA2", "sample"]
+
+#: Largest σ² accepted: draws must fit in int64, and at σ = 10¹⁵ the
+#: probability of ``|Z| ≥ 2⁶³`` is below ``exp(-4·10⁷)``.
+MAX_SIGMA2 = 1e30
+
+_TWO64 = 1 << 64
+_MASK64 = _TWO64 - 1
+# Words fetched from the generator per call to ``rng.integers``. The word
+# stream does not depend on the block size, so ``sample(s, 10, seed)`` is a
+# prefix of ``sample(s, 1000, seed)``.
+_BLOCK = 512
+_WORDS_PER_DRAW = 40
+
+
+def _as_sigma2(sigma2) -> Fraction:
+    """σ² as an exact positive fraction; a float converts exactly."""
+    if isinstance(sigma2, Fraction):
+        value = sigma2
+    elif isinstance(sigma2, numbers.Integral) and not isinstance(sigma2, bool | np.bool_):
+        value = Fraction(int(sigma2))
+    else:
+        array = as_positive(sigma2, "sigma2")
+        if array.ndim != 0:
+            raise ValueError(f"sigma2 must be a scalar, got an array of shape {array.shape}")
+        value = Fraction(float(array))
+    if value <= 0:
+        raise ValueError(f"sigma2 must be finite and > 0, got {sigma2!r}")
+    if value > MAX_SIGMA2:
+        raise ValueError(f"sigma2 must be at most {MAX_SIGMA2:g} (draws are int64), got {sigma2!r}")
+    return value
+
+
+def _as_size(size) -> tuple[int, ...] | None:
+    if size is None:
+        return None
+    if isinstance(size, float | np.floating) or (
+        isinstance(size, tuple | list) and any(isinstance(s, float | np.floating) for s in size)
+    ):
+        raise TypeError(f"size must be None, an int or a tuple of ints, got {size!r}")
+    shape = as_counts(size, "size")
+    if shape.ndim > 1:
+        raise ValueError(f"size must be None, an int or a tuple of ints, got {size!r}")
+    return tuple(int(s) for s in np.atleast_1d(shape))
+
+
+def _as_generator(rng) -> np.random.Generator:
+    if isinstance(rng, bool | np.bool_) or isinstance(rng, np.random.RandomState):
+        raise TypeError(f"rng must be None, an int seed or a numpy.random.Generator, got {rng!r}")
+    try:
+        return np.random.default_rng(rng)
+    except (TypeError, ValueError) as error:
+        raise type(error)(
+            f"rng must be None, an int seed >= 0 or a numpy.random.Generator, got {rng!r}"
+        ) from error
+
+
+def _word_source(rng: np.random.Generator, block: int):
+    """An endless iterator of uniform 64-bit words (Python ints) from ``rng``."""
+    while True:
+        yield from rng.integers(0, _TWO64, size=block, dtype=np.uint64).tolist()
+
+
+def _bernoulli_refine(w: int, p: int, q: int, next_word) -> bool:
+    """Finish ``Bernoulli(p/q)`` when the first word ``w`` of ``U`` left it undecided.
+
+    ``U`` is uniform on [0, 1) and read 64 bits at a time; the answer is
+    ``U < p/q``. Called with ``w/2⁶⁴ < p/q < (w+1)/2⁶⁴``.
+    """
+    shift = 64
+    while True:  # p/q lies inside [w, w+1)/2^shift: read 64 more bits of U
+        w = (w << 64) | next_word()
+        shift += 64
+        lo = w * q
+        hi = p << shift
+        if lo + q <= hi:  # U < (w+1)/2^shift ≤ p/q
+            return True
+        if lo >= hi:  # U ≥ w/2^shift ≥ p/q
+            return False
+
+
+def _make_bernoulli_exp(next_word):
+    """``(bernoulli_exp, bernoulli_exp_minus_one)`` on the word stream ``next_word``.
+
+    ``bernoulli_exp(p, q)`` is ``Bernoulli(exp(-p/q))`` for integers ``p ≥ 0,
+    q ≥ 1`` and ``bernoulli_exp_minus_one()`` is ``Bernoulli(exp(-1))``, both
+    by CKS Algorithm 1.
+    """
+
+    def bernoulli_exp_minus_one() -> bool:
+        # Algorithm 1 with γ = 1: A_1 ~ Bernoulli(1) is always 1, so start at K = 2.
+        k = 2
+        while True:
+            w = next_word()  # A_K ~ Bernoulli(1/K): compare one word with 2⁶⁴/K
+            if (w + 1) * k <= _TWO64:
+                k += 1
+            elif w * k >= _TWO64:
+                return k & 1 == 1
+            elif _bernoulli_refine(w, 1, k, next_word):  # pragma: no cover - p < 2⁻⁶³
+                k += 1
+            else:  # pragma: no cover
+                return k & 1 == 1
+
+    def bernoulli_exp(p: int, q: int) -> bool:
+        if p == 0:
+            return True
+        if p >= q:  # γ > 1: ⌊γ⌋ factors Bernoulli(exp(-1)), stop at the first 0
+            whole, p = divmod(p, q)
+            if p == 0:  # γ an integer: ⌊γ⌋ - 1 factors here, the last one below
+                whole -= 1
+                p = q
+            for _ in range(whole):
+                if not bernoulli_exp_minus_one():
+                    return False
+        # γ = p/q ≤ 1: A_K ~ Bernoulli(γ/K) = Bernoulli(p/(qK)) until the first
+        # A_K = 0; the answer is 1 iff that K is odd.
+        hi = p << 64
+        qk = q
+        odd = True
+        while True:
+            w = next_word()
+            lo = w * qk
+            if lo + qk <= hi:
+                pass
+            elif lo >= hi:
+                return odd
+            elif not _bernoulli_refine(w, p, qk, next_word):  # pragma: no cover - p < 2⁻⁶³
+                return odd
+            qk += q
+            odd = not odd
+
+    return bernoulli_exp, bernoulli_exp_minus_one
+
+
+def _make_sampler(sigma2: Fraction, next_word):
+    """A closure returning one exact ``DG(0, σ²)`` draw per call (CKS Algorithm 3).
+
+    ``next_word()`` must return independent uniform integers in ``[0, 2⁶⁴)``.
+    """
+    n, d = sigma2.numerator, sigma2.denominator
+    t = isqrt(n // d) + 1  # ⌊σ⌋ + 1, since ⌊√x⌋ = ⌊√⌊x⌋⌋
+    if t >= _TWO64:  # pragma: no cover - excluded by MAX_SIGMA2
+        raise ValueError(f"sigma2 must be at most {MAX_SIGMA2:g}, got {sigma2}")
+    # Algorithm 3's acceptance exponent γ(y) = (|y| - σ²/t)² / (2σ²)
+    #   = (|y|·d·t - n)² / (2·n·d·t²), a ratio of integers.
+    gamma_den = 2 * n * d * t * t
+    dt = d * t
+    lemire_floor = _TWO64 % t  # a product whose low word is below this is rejected
+    bernoulli_exp, bernoulli_exp_minus_one = _make_bernoulli_exp(next_word)
+
+    def draw() -> int:
+        while True:
+            # Algorithm 2 with s = 1, the discrete Laplace of scale t.
+            # U uniform on {0, …, t-1} by Lemire's multiply-and-reject (exact).
+            m = next_word() * t
+            if m & _MASK64 < lemire_floor:
+                continue
+            u = m >> 64
+            if u and not bernoulli_exp(u, t):  # D ~ Bernoulli(exp(-U/t))
+                continue
+            v = 0  # V ~ Geometric: count Bernoulli(exp(-1)) successes
+            while bernoulli_exp_minus_one():
+                v += 1
+            y = u + t * v
+            negative = next_word() >> 63  # B ~ Bernoulli(1/2), the sign
+            if negative and y == 0:
+                continue
+            # Algorithm 3: accept with probability exp(-(|y| - σ²/t)² / (2σ²)).
+            a = y * dt - n
+            if bernoulli_exp(a * a, gamma_den):
+                return -y if negative else y
+
+    return draw
+
+
+def sample(sigma2, size=None, rng=None):
+    """Exact draws from ``DG(0, σ²)``: ``P[Z = z] ∝ exp(-z²/(2σ²))`` on the integers.
+
+    Canonne, Kamath & Steinke (2020), Algorithm 3 (discrete Gaussian by
+    rejection from the discrete Laplace of Algorithm 2, with the
+    ``Bernoulli(exp(-γ))`` of Algorithm 1), in exact integer arithmetic.
+
+    Parameters
+    ----------
+    sigma2
+        The scale σ² > 0 (at most :data:`MAX_SIGMA2`): a float — converted
+        exactly with ``Fraction(float)``, so the draws follow ``DG`` for
+        exactly that binary value — an int, or a :class:`fractions.Fraction`.
+    size
+        ``None`` for one draw returned as a Python ``int``; otherwise an int
+        or tuple of ints, the shape of the returned int64 array.
+    rng
+        A ``numpy.random.Generator``, an int seed or ``None``. The only source
+        of randomness: 64-bit words drawn with ``rng.integers`` in blocks, so
+        the same seed gives the same draws, and the draws for a smaller
+        ``size`` are a prefix of those for a larger one. A passed Generator is
+        advanced by whole blocks (unused words are discarded).
+
+    Cost: about 5 µs per draw in CPython 3.12, almost independent of σ².
+    """
+    value = _as_sigma2(sigma2)
+    shape = _as_size(size)
+    generator = _as_generator(rng)
+    count = 1 if shape is None else int(np.prod(shape, dtype=np.int64))
+    block = 64 if shape is None else min(max(count * _WORDS_PER_DRAW, _BLOCK), 128 * _BLOCK)
+    draw = _make_sampler(value, _word_source(generator, block).__next__)
+    if shape is None:
+        return draw()
+    return np.fromiter((draw() for _ in range(count)), dtype=np.int64, count=count).reshape(shape)
