@@ -1,0 +1,35 @@
+"""PyMC building blocks (layer 2): the discrete Gaussian release and count priors.
+
+Every distribution here takes integer (int64) values, has an exact log-p and a
+feasible ``support_point``, and registers its support with
+:func:`support_bounds` for the exact samplers of :mod:`adversary.inference`.
+"""
+
+from .discrete_gaussian import DiscreteGaussian, log_normaliser
+from .priors import (
+    BernoulliCount,
+    BoundedUniform,
+    FinitePmf,
+    ImproperDistributionError,
+    ImproperUniform,
+    PointMass,
+)
+from .support import register_support_bounds, support_bounds
+
+try:  # draws under PyTensor's numba linker without its object-mode fallback warning
+    from . import _numba  # noqa: F401
+except ImportError:  # pragma: no cover - numba is a PyTensor dependency
+    pass
+
+__all__ = [
+    "BernoulliCount",
+    "BoundedUniform",
+    "DiscreteGaussian",
+    "FinitePmf",
+    "ImproperDistributionError",
+    "ImproperUniform",
+    "PointMass",
+    "log_normaliser",
+    "register_support_bounds",
+    "support_bounds",
+]

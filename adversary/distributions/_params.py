@@ -1,0 +1,72 @@
+"""Turning user arguments into PyTensor parameters, validating the numeric ones.
+
+A number (or array) is checked with :mod:`adversary._validation`, so a bad
+value raises at model-building time with the argument's name; a PyTensor
+variable (e.g. another random variable, ``X2 ≥ X1``) is passed through, cast to
+an explicit dtype, and checked only inside the log-p graph.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytensor.tensor as pt
+from pytensor.graph.basic import Variable
+
+from .._validation import as_integers, as_positive, as_probability
+from ..noise.conventions import as_convention, noise_variance
+
+__all__ = [
+    "as_integer_param",
+    "as_probability_param",
+    "as_variance_param",
+    "is_symbolic",
+    "resolve_sigma2",
+]
+
+
+def is_symbolic(value) -> bool:
+    """True for a PyTensor variable (a graph, not a number)."""
+    return isinstance(value, Variable)
+
+
+def as_integer_param(value, name: str):
+    """An integer-valued parameter (a count or bound) as an int64 tensor."""
+    if is_symbolic(value):
+        value = pt.as_tensor_variable(value)
+        if value.dtype.startswith(("int", "uint")):
+            return pt.cast(value, "int64")
+        if value.dtype == "bool":
+            raise TypeError(f"{name} must be numeric, got a boolean tensor {value}")
+        # A float graph (e.g. a Deterministic): keep its values, use int64 downstream.
+        return pt.cast(pt.round(value), "int64")
+    return pt.as_tensor_variable(as_integers(value, name))
+
+
+def as_variance_param(value, name: str = "sigma2"):
+    """A strictly positive float64 parameter (σ²)."""
+    if is_symbolic(value):
+        return pt.cast(pt.as_tensor_variable(value), "float64")
+    return pt.as_tensor_variable(as_positive(value, name))
+
+
+def as_probability_param(value, name: str = "p"):
+    """A probability strictly inside (0, 1), as float64."""
+    if is_symbolic(value):
+        return pt.cast(pt.as_tensor_variable(value), "float64")
+    return pt.as_tensor_variable(as_probability(value, name))
+
+
+def resolve_sigma2(sigma2, rho, convention):
+    """σ² from exactly one of ``sigma2`` or ``rho`` (with its named convention).
+
+    ``σ² = Δ²/(2ρ)``: ``1/(2ρ)`` under ``"paper"`` (Kazan & Reiter's likelihood
+    ``e^{-ρ(x*-x)²}``) and ``1/ρ`` under ``"das"`` (DESIGN §2).
+    """
+    if (sigma2 is None) == (rho is None):
+        raise TypeError("give exactly one of sigma2 or rho (with convention), not both or neither")
+    if sigma2 is not None:
+        return as_variance_param(sigma2, "sigma2")
+    if is_symbolic(rho):
+        delta2 = np.float64(as_convention(convention).l2_sensitivity ** 2)
+        return (delta2 / np.float64(2.0)) / pt.cast(pt.as_tensor_variable(rho), "float64")
+    return pt.as_tensor_variable(np.asarray(noise_variance(rho, convention), dtype=np.float64))

@@ -1,0 +1,30 @@
+"""Inference (layer 4): exact Gibbs sampling, exact enumeration, shared summaries.
+
+- :func:`sample` — PyMC's sampler with :class:`BoundedGibbs` / :class:`WindowGibbs`
+  (exact draws from each discrete variable's full conditional) assigned to
+  every discrete variable, a checked and repaired start, ArviZ's DataTree out.
+- :func:`enumerate` — the exact posterior of an all-discrete model as labelled
+  xarray probability tables.
+- :func:`posterior_probability`, :func:`marginal_pmf`, :func:`event_indicator` —
+  the same summaries from either result.
+"""
+
+from .enumeration import Enumeration, enumerate
+from .sampling import assign_steps, sample
+from .start import is_feasible, repair_start
+from .steps import BoundedGibbs, WindowGibbs
+from .summaries import event_indicator, marginal_pmf, posterior_probability
+
+__all__ = [
+    "BoundedGibbs",
+    "Enumeration",
+    "WindowGibbs",
+    "assign_steps",
+    "enumerate",
+    "event_indicator",
+    "is_feasible",
+    "marginal_pmf",
+    "posterior_probability",
+    "repair_start",
+    "sample",
+]
