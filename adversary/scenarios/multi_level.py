@@ -1,0 +1,688 @@
+"""Uniqueness at ℓ levels of the hierarchy: Kazan & Reiter (2023), supplement S1.3, exact.
+
+The adversary knows that the target t is unique in their characteristics
+``c_{-e}`` at ℓ nested levels of the geography (block ⊂ block group ⊂ tract ⊂
+county ⊂ state ⊂ US) and that ``m_i`` other people at level i have the full
+characteristics c (``m_i = 0`` for the unique target of S1.3; any
+``0 ≤ m_1 ≤ m_2 ≤ …`` by S1.1). With ``T ∈ {0, 1}`` the indicator that t has c,
+prior ``P[T = 1] = p``, the count at level i is ``X_i = m_i + T`` and its
+release ``x_i* = X_i + Z_i``, ``Z_i ~ DG(0, σ_i²)`` independent, with
+``σ_i² = 1/(2ρ_i)`` (paper) or ``1/ρ_i`` (DAS) for level i's own ρ_i. The
+levels share the single unknown T, so the log likelihood ratio adds up:
+
+    log P[x* | T = 1] - log P[x* | T = 0] = Σ_i (2 (x_i* - m_i) - 1) / (2σ_i²),
+
+and the posterior (S1.1) is the logistic function of ``logit(p)`` plus this
+sum. For ``m_i = 0`` and the paper's convention this is exactly (S1.1),
+``p Π e^{-ρ_i(x_i*-1)²} / (p Π e^{-ρ_i(x_i*-1)²} + (1-p) Π e^{-ρ_i x_i*²})``.
+With ℓ = 1 everything reduces to :mod:`.single_block`.
+
+Arrays of releases, known counts and ρ have the levels on their **last axis**
+(level 1 = the lowest level, the block); priors and other per-case arguments
+broadcast against the remaining axes. "The truth" is the true count ``x1`` at
+level 1: ``m_1 + 1`` (the target has c, the default) or ``m_1``; posterior and
+risk functions give the probability of the truth, as in :mod:`.single_block`.
+
+The data holder's marginal measures (S1.3's Figure 1) average over all ℓ
+releases; see :func:`marginals` for the method and its error bounds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import xarray as xr
+from scipy import special
+
+from .._validation import as_counts, as_integers, as_positive, as_probability
+from ..budget import DEFAULT_PRESET, get_preset
+from ..noise import discrete_gaussian, noise_variance
+from ..risk.releases import DEFAULT_TAIL_MASS
+
+__all__ = [
+    "DEFAULT_GRID_WIDTH",
+    "EXPIT_SECOND_DERIVATIVE_BOUND",
+    "LEVELS_2020",
+    "MultiLevelMarginals",
+    "correct_decision_probability",
+    "decision",
+    "log_likelihood_ratio",
+    "marginal_by_levels",
+    "marginal_posterior",
+    "marginal_risk",
+    "marginals",
+    "model",
+    "posterior",
+    "rhos_2020",
+    "risk",
+]
+
+#: The levels of S1.3 in their order ℓ = 1..6 (budget-preset level keys).
+LEVELS_2020 = ("block", "block_group", "tract", "county", "state", "us")
+
+#: ``max |expit''| = 1/(6√3)``, attained where ``expit = 1/2 ± 1/(2√3)``.
+EXPIT_SECOND_DERIVATIVE_BOUND = 1.0 / (6.0 * np.sqrt(3.0))
+
+#: Spacing ``h`` of the grid on which the log likelihood ratio is convolved.
+DEFAULT_GRID_WIDTH = 1e-4
+
+# Largest grid for the log likelihood ratio (8 M float64 = 64 MB); wider
+# supports get a coarser grid and a correspondingly larger error bound.
+_MAX_GRID_POINTS = 1 << 23
+# Largest support of one half of the levels for the exact decision probability.
+_MAX_EXACT_SUPPORT = 1 << 22
+# Largest number of (case, support point) pairs evaluated at once.
+_BLOCK_ELEMENTS = 2_000_000
+
+
+# --- inputs ------------------------------------------------------------------------------
+
+
+def rhos_2020(levels: int = 6, *, preset: str = DEFAULT_PRESET, query: str = "detailed"):
+    """ρ of ``query`` at the first ``levels`` levels of block → block group → tract → county
+    → state → US (:data:`LEVELS_2020`, the order of S1.3), from a budget preset.
+
+    The default is the 2020 persons file's detailed (GVHR) query, paper
+    Table 2: ≈ 0.0992, 0.2465, 0.0504, 0.0514, 0.0505, 0.0509. The noise
+    convention is chosen where ρ is used, not here.
+    """
+    if (
+        isinstance(levels, bool)
+        or not isinstance(levels, int | np.integer)
+        or not 1 <= levels <= len(LEVELS_2020)
+    ):
+        raise ValueError(f"levels must be an integer from 1 to {len(LEVELS_2020)}, got {levels!r}")
+    allocation = get_preset(preset)
+    return np.array([allocation.rho(level, query) for level in LEVELS_2020[:levels]])
+
+
+def _rhos(rhos) -> np.ndarray:
+    """ρ per level as float64 with the levels on the last axis (≥ 1 level, every ρ > 0)."""
+    rhos = as_positive(rhos, "rhos")
+    if rhos.ndim == 0 or rhos.shape[-1] == 0:
+        raise ValueError(
+            f"rhos must hold one ρ per level on its last axis (at least one), got {rhos!r}"
+        )
+    return rhos
+
+
+def _known_counts(known_counts, n_levels: int) -> np.ndarray:
+    """``m_i`` with the levels on the last axis; a number means the same m at every level."""
+    if known_counts is None:
+        return np.zeros(n_levels, dtype=np.int64)
+    known = as_counts(known_counts, "known_counts")
+    if known.ndim == 0:
+        return np.full(n_levels, known, dtype=np.int64)
+    if known.shape[-1] != n_levels:
+        raise ValueError(
+            f"known_counts must have one count per level on its last axis ({n_levels} levels "
+            f"from rhos), got shape {known.shape}"
+        )
+    if np.any(np.diff(known, axis=-1) < 0):
+        raise ValueError(
+            "known_counts must not decrease from one level to the next (the levels are nested, "
+            f"so a higher level holds everyone of a lower one), got {known_counts!r}"
+        )
+    return known
+
+
+def _releases(releases, n_levels: int) -> np.ndarray:
+    releases = as_integers(releases, "releases")
+    if releases.ndim == 0 or releases.shape[-1] != n_levels:
+        raise ValueError(
+            f"releases must have one noisy count per level on their last axis ({n_levels} "
+            f"levels from rhos), got shape {releases.shape}"
+        )
+    return releases
+
+
+def _truth_has_c(known_first: np.ndarray, true_count) -> np.ndarray:
+    """True where the truth is ``x1 = m_1 + 1``; ``true_count`` must be ``m_1`` or ``m_1 + 1``."""
+    if true_count is None:
+        return np.ones(known_first.shape, dtype=bool)
+    truth = as_counts(true_count, "true_count")
+    if np.any((truth != known_first) & (truth != known_first + 1)):
+        raise ValueError(
+            "true_count must equal the level-1 known count m_1 or m_1 + 1, got "
+            f"true_count={true_count!r} with m_1={known_first!r}"
+        )
+    return truth == known_first + 1
+
+
+# --- the adversary's posterior (S1.1) ----------------------------------------------------
+
+
+def log_likelihood_ratio(releases, rhos, known_counts=None, convention="paper") -> np.ndarray:
+    """``Σ_i (2(x_i* - m_i) - 1)/(2σ_i²)``: log P[releases | T=1] - log P[releases | T=0].
+
+    The sum over the last (levels) axis of the single-block ratio of each
+    level; for the paper's convention ``1/(2σ_i²) = ρ_i``.
+    """
+    rhos = _rhos(rhos)
+    n_levels = rhos.shape[-1]
+    releases = _releases(releases, n_levels)
+    known = _known_counts(known_counts, n_levels)
+    sigma2 = noise_variance(rhos, convention)
+    per_level = (2.0 * (releases - known).astype(np.float64) - 1.0) / (2.0 * sigma2)
+    return per_level.sum(axis=-1)
+
+
+def _log_odds_of_truth(releases, prior, rhos, known_counts, true_count, convention):
+    prior = as_probability(prior, "prior")
+    rhos = _rhos(rhos)
+    known = _known_counts(known_counts, rhos.shape[-1])
+    has_c = _truth_has_c(known[..., 0], true_count)
+    log_odds_c = special.logit(prior) + log_likelihood_ratio(releases, rhos, known, convention)
+    prior_of_truth = np.where(has_c, prior, 1.0 - prior)
+    return np.where(has_c, log_odds_c, -log_odds_c), prior_of_truth
+
+
+def posterior(
+    releases, prior, rhos, known_counts=None, true_count=None, convention="paper"
+) -> np.ndarray:
+    """Posterior probability of the truth given the ℓ releases, equation (S1.1).
+
+    ``p Π_i e^{-ρ_i(x_i*-m_i-1)²} / (p Π_i e^{-ρ_i(x_i*-m_i-1)²} + (1-p) Π_i e^{-ρ_i(x_i*-m_i)²})``
+    for the default truth (paper convention), computed as the logistic
+    function of the posterior log odds. ``releases``, ``rhos`` and
+    ``known_counts`` have the levels on their last axis; the result has the
+    broadcast shape of the other axes and ``prior``.
+    """
+    log_odds, _ = _log_odds_of_truth(releases, prior, rhos, known_counts, true_count, convention)
+    return special.expit(log_odds)
+
+
+def risk(
+    releases, prior, rhos, known_counts=None, true_count=None, convention="paper"
+) -> np.ndarray:
+    """Disclosure risk: the posterior (S1.1) of the truth over its prior, as (3.2)."""
+    log_odds, prior_of_truth = _log_odds_of_truth(
+        releases, prior, rhos, known_counts, true_count, convention
+    )
+    return special.expit(log_odds) / prior_of_truth
+
+
+def decision(releases, prior, rhos, known_counts=None, convention="paper") -> np.ndarray:
+    """The Bayes estimate of ``X1`` under 0-1 loss, as (3.5), from all ℓ releases.
+
+    ``m_1 + 1`` where its posterior (S1.1) is at least 1/2 (log odds ≥ 0; a
+    tie goes to ``m_1 + 1`` as in :func:`.single_block.decision`), else ``m_1``.
+    """
+    prior = as_probability(prior, "prior")
+    rhos = _rhos(rhos)
+    known = _known_counts(known_counts, rhos.shape[-1])
+    log_odds = special.logit(prior) + log_likelihood_ratio(releases, rhos, known, convention)
+    return known[..., 0] + (log_odds >= 0).astype(np.int64)
+
+
+# --- the data holder's view: marginal over releases -------------------------------------
+
+
+@dataclass(frozen=True)
+class MultiLevelMarginals:
+    """Marginal measures of the ℓ-level attack for a truth, with their error bounds.
+
+    Arrays have the broadcast shape of the cases (``prior``, ``true_count`` and
+    the leading axes of ``rhos``), or for :func:`marginal_by_levels` a leading
+    axis over ℓ = 1, 2, ….
+
+    Attributes
+    ----------
+    marginal_posterior, marginal_risk, correct_decision_probability
+        The measures (3.3), (3.4) and (3.6) with the posterior (S1.1).
+    posterior_error_bound, risk_error_bound, decision_error_bound
+        Rigorous bounds on the absolute error of each (before floating-point
+        rounding): truncation of the noise plus, for the posterior and risk,
+        the grid of the log likelihood ratio (:func:`marginals`).
+    omitted_mass
+        Upper bound on the probability of the releases left out (noise beyond
+        ``cutoffs`` at some level).
+    cutoffs
+        The noise cut-off ``K_i`` per level (levels on the last axis).
+    grid_width
+        The spacing ``h`` actually used for the log likelihood ratio, per case.
+    decision_exact
+        True where the decision probability was summed exactly (meet in the
+        middle); False where the support was too large and the grid bracket
+        was used instead.
+    """
+
+    marginal_posterior: np.ndarray
+    marginal_risk: np.ndarray
+    correct_decision_probability: np.ndarray
+    posterior_error_bound: np.ndarray
+    risk_error_bound: np.ndarray
+    decision_error_bound: np.ndarray
+    omitted_mass: np.ndarray
+    cutoffs: np.ndarray
+    grid_width: np.ndarray
+    decision_exact: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Level:
+    """One level's log-likelihood-ratio increment ``a(2z + 1)`` on ``z ∈ [-K, K]``."""
+
+    values: np.ndarray  # a (2z + 1), increasing
+    masses: np.ndarray  # P[Z = z]
+    cutoff: int
+    omitted: float  # bound on P[|Z| > K]
+
+
+def _level(sigma2: float, tail_mass: float) -> _Level:
+    reach = int(discrete_gaussian.cutoff(sigma2, tail_mass))
+    z = np.arange(-reach, reach + 1)
+    omitted = float(2.0 * discrete_gaussian.tail_bound(reach + 1, sigma2))
+    values = (2.0 * z + 1.0) / (2.0 * sigma2)
+    return _Level(values, discrete_gaussian.pmf(z, sigma2), reach, omitted)
+
+
+def _grid_prefixes(levels: list[_Level], grid_width: float):
+    """Distribution of the grid version of ``L_j = Σ_{i≤j} a_i(2 z_i + 1)`` for every prefix j.
+
+    Each level's increment is moved to the two neighbouring multiples of the
+    width ``h`` with weights that keep its mean (a value at ``(k + f)h`` puts
+    ``1 - f`` of its mass on ``kh`` and ``f`` on ``(k+1)h``); the grid
+    distributions are then convolved exactly by shifted adds. Yields
+    ``(first index, masses, spread)`` with ``spread = Σ_{i≤j} h² Σ_z P[z] f(1 - f)``,
+    the summed variance the splitting adds.
+    """
+    h = grid_width
+    dist, first, spread = np.ones(1), 0, 0.0
+    for level in levels:
+        position = level.values / h
+        base = np.floor(position)
+        frac = position - base
+        spread += h * h * float(np.sum(level.masses * frac * (1.0 - frac)))
+        index = np.concatenate([base, base + 1.0]).astype(np.int64)
+        weight = np.concatenate([level.masses * (1.0 - frac), level.masses * frac])
+        offsets, inverse = np.unique(index, return_inverse=True)
+        kernel = np.bincount(inverse, weights=weight)
+        new = np.zeros(dist.size + int(offsets[-1] - offsets[0]))
+        for offset, w in zip(offsets - offsets[0], kernel, strict=True):
+            if w > 0.0:
+                new[offset : offset + dist.size] += w * dist
+        dist, first = new, first + int(offsets[0])
+        yield first, dist, spread
+
+
+def _expit_expectation(offsets: np.ndarray, values: np.ndarray, masses: np.ndarray):
+    """``Σ_k masses[k] · expit(offset + values[k])`` for every offset."""
+    out = np.empty(offsets.shape)
+    chunk = max(1, _BLOCK_ELEMENTS // max(1, values.size))
+    for start in range(0, offsets.size, chunk):
+        part = slice(start, start + chunk)
+        out[part] = special.expit(offsets[part, None] + values[None, :]) @ masses
+    return out
+
+
+def _half_support(levels: list[_Level]):
+    """Exact support of ``Σ`` over ``levels``: values (float) and masses, unsorted."""
+    values, masses = np.zeros(1), np.ones(1)
+    for level in levels:
+        values = np.add.outer(values, level.values).ravel()
+        masses = np.multiply.outer(masses, level.masses).ravel()
+    return values, masses
+
+
+def _split(levels: list[_Level]) -> tuple[list[_Level], list[_Level]]:
+    """Two groups of levels with supports as equal as possible (largest first, greedy)."""
+    order = sorted(range(len(levels)), key=lambda i: -levels[i].values.size)
+    groups: tuple[list[int], list[int]] = ([], [])
+    sizes = [1, 1]
+    for i in order:
+        g = 0 if sizes[0] <= sizes[1] else 1
+        groups[g].append(i)
+        sizes[g] *= levels[i].values.size
+    return [levels[i] for i in groups[0]], [levels[i] for i in groups[1]]
+
+
+def _exact_upper_tail(levels: list[_Level], thresholds: np.ndarray, strict: np.ndarray):
+    """``P[L ≥ t]`` (``P[L > t]`` where ``strict``) over the truncated noise, exactly.
+
+    Meet in the middle: ``L = A + B`` over two groups of levels; the support of
+    B is sorted once with its suffix sums of mass, and for each support point
+    of A the mass of ``B ≥ t - A`` is looked up. Returns None if a group's
+    support exceeds ``_MAX_EXACT_SUPPORT`` points.
+    """
+    group_a, group_b = _split(levels)
+    sizes = [int(np.prod([lv.values.size for lv in g])) for g in (group_a, group_b)]
+    if max(sizes) > _MAX_EXACT_SUPPORT:
+        return None
+    a_values, a_masses = _half_support(group_a)
+    b_values, b_masses = _half_support(group_b)
+    order = np.argsort(b_values, kind="stable")
+    b_values = b_values[order]
+    # suffix[k] = mass of B at sorted positions ≥ k (summed from the small upper tail).
+    suffix = np.concatenate([np.cumsum(b_masses[order][::-1])[::-1], [0.0]])
+    out = np.empty(thresholds.shape)
+    chunk = max(1, _BLOCK_ELEMENTS // max(1, a_values.size))
+    for start in range(0, thresholds.size, chunk):
+        part = slice(start, start + chunk)
+        target = thresholds[part, None] - a_values[None, :]
+        left = np.searchsorted(b_values, target, side="left")
+        right = np.searchsorted(b_values, target, side="right")
+        position = np.where(strict[part, None], right, left)
+        out[part] = suffix[position] @ a_masses
+    return out
+
+
+def _grid_upper_tail_bracket(first, dist, h, n_levels, thresholds):
+    """``[P[L_h > t + ℓh], P[L_h ≥ t - ℓh]]``: bounds on ``P[L ≥ t]`` and ``P[L > t]``.
+
+    The grid version ``L_h`` is coupled with ``L`` so that ``|L_h - L| ≤ ℓh``.
+    """
+    values = (first + np.arange(dist.size)) * h
+    suffix = np.concatenate([np.cumsum(dist[::-1])[::-1], [0.0]])
+    slack = n_levels * h
+    lower = suffix[np.searchsorted(values, thresholds + slack, side="right")]
+    upper = suffix[np.searchsorted(values, thresholds - slack, side="left")]
+    return lower, upper
+
+
+def _marginals_of_row(sigma2_row, offsets, strict, tail_mass, grid_width):
+    """Marginal measures for one ρ row, for every prefix of its levels.
+
+    ``offsets`` are the prior log odds of the truth, ``c = ±logit(p)``; the
+    posterior of the truth is ``expit(c + L)`` with ``L`` the log likelihood
+    ratio of the T = 1 law (also for the truth T = 0, by the symmetry
+    ``Z ↦ -Z``), and the decision is right iff ``L ≥ -c`` (truth T = 1) or
+    ``L > -c`` (T = 0, ties go to T = 1). Returns a dict of arrays with a
+    leading prefix axis.
+    """
+    n_levels = sigma2_row.size
+    levels = [_level(float(s2), tail_mass / n_levels) for s2 in sigma2_row]
+    span = sum(float(lv.values[-1] - lv.values[0]) for lv in levels)
+    h = max(grid_width, span / (_MAX_GRID_POINTS - 2 * n_levels - 1))
+    keys = ("posterior", "posterior_bound", "decision", "decision_bound", "omitted", "exact")
+    result = {key: [] for key in keys}
+    omitted = 0.0
+    for j, (first, dist, spread) in enumerate(_grid_prefixes(levels, h), start=1):
+        omitted += levels[j - 1].omitted
+        values = (first + np.arange(dist.size)) * h
+        post = _expit_expectation(offsets, values, dist)
+        result["posterior"].append(post)
+        result["posterior_bound"].append(
+            np.full(offsets.shape, 0.5 * EXPIT_SECOND_DERIVATIVE_BOUND * spread + omitted)
+        )
+        exact = _exact_upper_tail(levels[:j], -offsets, strict)
+        if exact is not None:
+            result["decision"].append(exact)
+            result["decision_bound"].append(np.full(offsets.shape, omitted))
+        else:
+            lower, upper = _grid_upper_tail_bracket(first, dist, h, j, -offsets)
+            upper = upper + omitted
+            result["decision"].append(0.5 * (lower + upper))
+            result["decision_bound"].append(0.5 * (upper - lower))
+        result["omitted"].append(np.full(offsets.shape, omitted))
+        result["exact"].append(np.full(offsets.shape, exact is not None))
+    result = {key: np.stack(value) for key, value in result.items()}
+    result["cutoffs"] = np.array([lv.cutoff for lv in levels])
+    result["grid_width"] = h
+    return result
+
+
+def _validated_tail_and_grid(tail_mass, grid_width) -> tuple[float, float]:
+    tail_mass = float(as_probability(tail_mass, "tail_mass"))
+    grid_width = as_positive(grid_width, "grid_width")
+    if grid_width.ndim != 0:
+        raise ValueError(f"grid_width must be one number > 0, got {grid_width!r}")
+    return tail_mass, float(grid_width)
+
+
+def _marginal_cases(prior, rhos, known_counts, true_count, convention, tail_mass, grid_width):
+    """Broadcast cases, compute every prefix of levels; arrays have a leading prefix axis."""
+    prior = as_probability(prior, "prior")
+    rhos = _rhos(rhos)
+    n_levels = rhos.shape[-1]
+    known = _known_counts(known_counts, n_levels)
+    has_c = _truth_has_c(known[..., 0], true_count)
+    tail_mass, grid_width = _validated_tail_and_grid(tail_mass, grid_width)
+    sigma2 = noise_variance(rhos, convention)
+    shape = np.broadcast_shapes(prior.shape, has_c.shape, sigma2.shape[:-1])
+    prior = np.broadcast_to(prior, shape).ravel()
+    has_c = np.broadcast_to(has_c, shape).ravel()
+    rows = np.broadcast_to(sigma2, (*shape, n_levels)).reshape(-1, n_levels)
+    logit = special.logit(prior)
+    offsets = np.where(has_c, logit, -logit)
+    prior_of_truth = np.where(has_c, prior, 1.0 - prior)
+
+    n_cases = prior.size
+    names = ("posterior", "posterior_bound", "decision", "decision_bound", "omitted", "exact")
+    out = {
+        name: np.empty((n_levels, n_cases), dtype=bool if name == "exact" else np.float64)
+        for name in names
+    }
+    cutoffs = np.empty((n_cases, n_levels), dtype=np.int64)
+    widths = np.empty(n_cases)
+    unique_rows, which = np.unique(rows, axis=0, return_inverse=True)
+    for r, row in enumerate(unique_rows):
+        at = which.reshape(-1) == r
+        part = _marginals_of_row(row, offsets[at], ~has_c[at], tail_mass, grid_width)
+        for name in names:
+            out[name][:, at] = part[name]
+        cutoffs[at] = part["cutoffs"]
+        widths[at] = part["grid_width"]
+    return out, prior_of_truth, shape, cutoffs, widths
+
+
+def marginals(
+    prior,
+    rhos,
+    known_counts=None,
+    true_count=None,
+    convention="paper",
+    tail_mass=DEFAULT_TAIL_MASS,
+    grid_width=DEFAULT_GRID_WIDTH,
+) -> MultiLevelMarginals:
+    """Marginal posterior, marginal risk and correct-decision probability over the ℓ releases.
+
+    The data holder's measures (3.3), (3.4) and (3.6) with the posterior
+    (S1.1): averages over ``x_i* = x_i + Z_i``, ``Z_i ~ DG(0, σ_i²)``
+    independent. With ``a_i = 1/(2σ_i²)`` and the truth T = 1, the posterior is
+    ``expit(logit p + L)``, ``L = Σ_i a_i (2 Z_i + 1)``; for the truth T = 0
+    the same law of L gives ``expit(logit(1-p) + L)`` (``Z ↦ -Z``). L is a sum
+    of independent variables on the incommensurate lattices ``a_i(2ℤ + 1)``,
+    whose joint support (~50⁶ points for the 2020 ρ) is too large to sum.
+
+    **Noise truncation.** Level i's noise is summed over ``|z| ≤ K_i``,
+    ``K_i = cutoff(σ_i², tail_mass/ℓ)``
+    (:func:`adversary.noise.discrete_gaussian.cutoff`); the omitted releases
+    have probability at most ``ε = Σ_i 2·tail_bound(K_i + 1, σ_i²) ≤ tail_mass``
+    (reported as ``omitted_mass``). Sums are not renormalised, so with values
+    in [0, 1] the truncated sum lies in ``[E - ε, E]``.
+
+    **Marginal posterior and risk: mean-preserving grid.** Each level's
+    increment ``v = a_i(2z + 1) = (k + f)h`` is split onto the grid ``hℤ``
+    (mass ``1 - f`` at ``kh``, ``f`` at ``(k+1)h``), which keeps its mean, and
+    the grid distributions are convolved exactly (all prefixes ℓ' ≤ ℓ come out
+    of one pass). For any ``g`` with ``|g''| ≤ M`` a split changes ``E g`` by at
+    most ``(M/2) h² f(1-f)`` per point (Taylor to second order; the first
+    order cancels), and averaging over the other levels keeps ``|g''| ≤ M``. With
+    ``g = expit``, ``M = 1/(6√3)`` (:data:`EXPIT_SECOND_DERIVATIVE_BOUND`), so
+
+        |error of the marginal posterior| ≤ (M/2) Σ_i h² Σ_z P[z] f(1-f) + ε
+                                           ≤ ℓ M h²/8 + ε,
+
+    about 7e-10 for ℓ = 6 at the default ``h = 1e-4`` (``posterior_error_bound``;
+    the risk's bound is this over the prior of the truth). ``h`` grows beyond
+    ``grid_width`` only if the grid would exceed 2²³ points.
+
+    **Correct-decision probability: exact, meet in the middle.** The decision
+    is right iff ``L ≥ -logit p`` (truth T = 1) or ``L > logit p`` (T = 0). The
+    levels are split into two groups whose truncated supports A, B are
+    enumerated exactly (≈ 5·10⁴ and 1.5·10⁵ points for the 2020 ρ); B is
+    sorted with suffix sums of mass and ``P[A + B ≥ t]`` is summed over A by
+    binary search. The error is only the truncation, ``≤ ε``. (A release whose
+    log odds are within rounding of 0 — a tie, possible only for commensurate
+    ρ_i — may be classified either way.) Should a group exceed 2²² points, the
+    grid above brackets it instead: ``|L_h - L| ≤ ℓh`` gives
+    ``P[L_h > t + ℓh] ≤ P[L ≥ t] ≤ P[L_h ≥ t - ℓh] + ε``; the midpoint is
+    returned with half the bracket as the bound (``decision_exact`` False).
+
+    Arguments broadcast as in :func:`posterior` (levels on the last axis of
+    ``rhos`` and ``known_counts``); ``true_count`` is the true ``x1``
+    (default ``m_1 + 1``). ``known_counts`` matter only through the truth.
+    """
+    out, prior_of_truth, shape, cutoffs, widths = _marginal_cases(
+        prior, rhos, known_counts, true_count, convention, tail_mass, grid_width
+    )
+    last = -1
+    return MultiLevelMarginals(
+        marginal_posterior=out["posterior"][last].reshape(shape),
+        marginal_risk=(out["posterior"][last] / prior_of_truth).reshape(shape),
+        correct_decision_probability=out["decision"][last].reshape(shape),
+        posterior_error_bound=out["posterior_bound"][last].reshape(shape),
+        risk_error_bound=(out["posterior_bound"][last] / prior_of_truth).reshape(shape),
+        decision_error_bound=out["decision_bound"][last].reshape(shape),
+        omitted_mass=out["omitted"][last].reshape(shape),
+        cutoffs=cutoffs.reshape(*shape, -1),
+        grid_width=widths.reshape(shape),
+        decision_exact=out["exact"][last].reshape(shape),
+    )
+
+
+def marginal_posterior(
+    prior,
+    rhos,
+    known_counts=None,
+    true_count=None,
+    convention="paper",
+    tail_mass=DEFAULT_TAIL_MASS,
+    grid_width=DEFAULT_GRID_WIDTH,
+) -> np.ndarray:
+    """Posterior (S1.1) of the truth averaged over the ℓ releases, (3.3); see :func:`marginals`."""
+    return marginals(
+        prior, rhos, known_counts, true_count, convention, tail_mass, grid_width
+    ).marginal_posterior
+
+
+def marginal_risk(
+    prior,
+    rhos,
+    known_counts=None,
+    true_count=None,
+    convention="paper",
+    tail_mass=DEFAULT_TAIL_MASS,
+    grid_width=DEFAULT_GRID_WIDTH,
+) -> np.ndarray:
+    """Marginal disclosure risk (3.4) of the ℓ-level attack; see :func:`marginals`."""
+    return marginals(
+        prior, rhos, known_counts, true_count, convention, tail_mass, grid_width
+    ).marginal_risk
+
+
+def correct_decision_probability(
+    prior,
+    rhos,
+    known_counts=None,
+    true_count=None,
+    convention="paper",
+    tail_mass=DEFAULT_TAIL_MASS,
+) -> np.ndarray:
+    """Probability that the Bayes decision from all ℓ releases is right, as (3.6).
+
+    Exact up to the truncated noise mass (``≤ tail_mass``); see :func:`marginals`.
+    """
+    return marginals(
+        prior, rhos, known_counts, true_count, convention, tail_mass
+    ).correct_decision_probability
+
+
+def marginal_by_levels(
+    priors,
+    rhos=None,
+    *,
+    true_count=None,
+    known_count=0,
+    convention="paper",
+    tail_mass=DEFAULT_TAIL_MASS,
+    grid_width=DEFAULT_GRID_WIDTH,
+) -> xr.Dataset:
+    """S1.3's Figure 1: the marginal measures for ℓ = 1, 2, …, n levels of uniqueness.
+
+    ``priors`` is a number or 1-d sequence of p; ``rhos`` a 1-d sequence of
+    per-level ρ, default :func:`rhos_2020` (block → … → US). Level ℓ uses the
+    first ℓ entries of ``rhos``. Returns a Dataset over ``(levels, prior)``
+    with ``marginal_posterior``, ``marginal_risk``,
+    ``correct_decision_probability``, their error bounds (:func:`marginals`)
+    and ``omitted_mass``; coordinate ``level_name`` names the level added at
+    each ℓ when ``rhos`` is the default. ``known_count`` is a unique target's
+    m at every level (it does not change the marginal measures).
+    """
+    default = rhos is None
+    rhos = rhos_2020() if default else _rhos(rhos)
+    if rhos.ndim != 1:
+        raise ValueError(f"rhos must be a 1-d sequence of per-level ρ, got shape {rhos.shape}")
+    priors = as_probability(priors, "priors")
+    if priors.ndim > 1:
+        raise ValueError(f"priors must be a number or a 1-d sequence, got shape {priors.shape}")
+    priors = np.atleast_1d(priors)
+    out, prior_of_truth, _, cutoffs, widths = _marginal_cases(
+        priors, rhos, known_count, true_count, convention, tail_mass, grid_width
+    )
+    n_levels = rhos.size
+    dims = ("levels", "prior")
+    data = {
+        "marginal_posterior": (dims, out["posterior"]),
+        "marginal_risk": (dims, out["posterior"] / prior_of_truth),
+        "correct_decision_probability": (dims, out["decision"]),
+        "posterior_error_bound": (dims, out["posterior_bound"]),
+        "risk_error_bound": (dims, out["posterior_bound"] / prior_of_truth),
+        "decision_error_bound": (dims, out["decision_bound"]),
+        "omitted_mass": (dims, out["omitted"]),
+        "decision_exact": (dims, out["exact"]),
+    }
+    coords = {
+        "levels": np.arange(1, n_levels + 1),
+        "prior": priors,
+        "rho": ("levels", rhos),
+        "cutoff": ("levels", cutoffs[0]),
+    }
+    if default:
+        coords["level_name"] = ("levels", list(LEVELS_2020[:n_levels]))
+    attrs = {
+        "convention": str(convention),
+        "tail_mass": float(tail_mass),
+        "grid_width": float(widths[0]),
+        "source": "Kazan & Reiter (2023), supplement S1.3, (S1.1) and Figure 1",
+    }
+    return xr.Dataset(data, coords=coords, attrs=attrs)
+
+
+# --- the attack as a PyMC model ----------------------------------------------------------
+
+
+def model(releases, prior, rhos, known_counts=None, convention="paper"):
+    """The ℓ-level attack as a PyMC model; its exact posterior is (S1.1).
+
+    Latent ``X1 ~ BernoulliCount(m_1, p)`` (``X1 = m_1 + T``); the level-i
+    count is ``m_i + (X1 - m_1)`` and the releases are observed as
+    ``DiscreteGaussian(mu = counts, σ_i²)`` over a ``level`` dimension
+    (coordinates 1..ℓ). ``releases`` is one observation: a 1-d sequence, one
+    noisy count per level.
+    """
+    import pymc as pm  # deferred: the exact functions above need no PyMC
+
+    from ..distributions import BernoulliCount, DiscreteGaussian
+
+    prior = as_probability(prior, "prior")
+    rhos = _rhos(rhos)
+    if prior.ndim != 0:
+        raise ValueError(f"prior must be one probability for a model, got {prior!r}")
+    if rhos.ndim != 1:
+        raise ValueError(f"rhos must be a 1-d sequence of per-level ρ, got shape {rhos.shape}")
+    n_levels = rhos.size
+    releases = _releases(releases, n_levels)
+    if releases.ndim != 1:
+        raise ValueError(f"releases must be 1-d, one noisy count per level, got {releases.shape}")
+    known = _known_counts(known_counts, n_levels)
+    if known.ndim != 1:
+        raise ValueError(f"known_counts must be 1-d, one count per level, got {known.shape}")
+    sigma2 = noise_variance(rhos, convention)
+    with pm.Model(coords={"level": np.arange(1, n_levels + 1)}) as attack:
+        x1 = BernoulliCount("X1", known=int(known[0]), p=float(prior))
+        counts = known + (x1 - int(known[0]))
+        DiscreteGaussian("releases", mu=counts, sigma2=sigma2, observed=releases, dims="level")
+    return attack
