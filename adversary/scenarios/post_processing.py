@@ -1,0 +1,713 @@
+"""The post-processed release of Kazan & Reiter (2023), supplement S6, computed exactly.
+
+The data holder does not publish the noisy block count ``x1*`` but a
+post-processed count ``x̃1``: taking the block-group count ``x̃2`` as fixed,
+the noisy counts of block g1 and of the d other blocks are moved to sum to
+``x̃2`` by least squares (S6.1), which gives the share (S6.2)
+
+    x̄1 = (d x1* + (x̃2 - y1*)) / (d + 1),
+
+and ``x̃1 = f(x1*, y1*, x̃2)`` is ``x̄1`` clipped to ``[0, x̃2]`` and rounded to
+the nearest integer (S6.3). Ties (``x̄1`` exactly halfway between two integers,
+possible only when ``d + 1`` is even) are rounded **up**, i.e.
+``[x̄1] = ⌊x̄1 + 1/2⌋``; every step is done in exact integer arithmetic.
+
+The adversary sees ``x̃1`` (and ``x̃2``), knows the target's block except the
+target (known count ``m``: ``X1 ∈ {m, m+1}``, ``P[X1 = m+1] = p``) and knows the
+block-group count ``x2`` exactly, so the other blocks hold ``Y1 = x2 - X1``.
+Their likelihood of ``x̃1`` is the indicator (S6.4) summed over the noisy
+counts (S6.5)–(S6.6). Because ``f`` depends on ``(x1*, y1*)`` only through
+``s = d x1* - y1*``, and
+
+    d x1* - y1* = (d + 1) X1 - x2 + V,    V = d Z1 - W,
+
+with ``Z1 ~ DG(σ²)`` the noise of ``x1*`` and ``W`` the noise of ``y1*``, the
+double sum is a single sum over the distribution of ``V``
+(:func:`combined_noise`). ``W`` is ``DG(dσ²)`` under the approximation (3.7)
+the paper uses (default) or the exact sum of d independent ``DG(σ²)``
+(``exact_sum=True``, :func:`adversary.noise.sums.sum_of_discrete_gaussians`).
+
+Truncation. ``Z1`` and ``W`` are tabulated on grids that each leave out at
+most ``tail_mass / 2`` of their probability, so the table of ``V`` misses at
+most ``omitted_mass ≤ tail_mass`` (reported by :func:`release_table`). Every
+likelihood ``P[x̃1 | X1 = k]`` is then underestimated, and the errors summed
+over ``x̃1`` are at most ``omitted_mass`` for each ``k``. The marginal
+posterior (S6.8) ``M = Σ_j π(j) L_T(j)`` has ``∂M/∂L_T(j) ∈ [0, 1]`` and
+``|∂M/∂L_O(j)| ≤ (1 - p_T)/p_T`` (``T`` the truth, ``O`` the other value,
+``p_T`` the prior of the truth), so the computed marginal posterior is within
+``omitted_mass / p_T`` of the exact one and the marginal risk within
+``omitted_mass / p_T²``.
+
+"Without post-processing". The paper's Figure 6 compares (S6.8) with "the
+marginal disclosure risk without post-processing". Two quantities fit that
+phrase: the single-block marginal risk (3.4) of an adversary who sees only
+``x1*`` (:func:`adversary.scenarios.single_block.marginal_risk`), and the
+marginal risk of this same adversary seeing the noisy counts ``x1*`` and
+``y1*`` that ``x̃1`` is computed from (:func:`unprocessed_marginal_risk`).
+Only the second is an upper bound by a theorem: ``x̃1`` is a function of
+``(x1*, y1*)``, and the marginal posterior ``Σ_D P[D, T]² / (p_T P[D])`` can
+only decrease when observations ``D`` are merged (Sedrakyan's inequality).
+
+Numbers that differ from S6's text (p = 1/2, m = 0, x1 = x2 = 1; S6 does not
+state d, we take the case study's d = 27). The single-block risk (3.4) is not
+an upper bound for every x̃2: at ρ1 ≈ 0.0992 it is 1.047333, while (S6.8)
+gives 1.047961 for x̃2 = 100 (and exceeds it from x̃2 ≈ 70 on); the
+``(x1*, y1*)`` risk, 1.049005, bounds every x̃2. ``d x1* - y1*`` carries more
+information about X1 than ``x1*`` alone (for d = 1 the post-processed risk
+exceeds (3.4) at every ρ1). Nor does the risk rise with x̃2 at every ρ1: at
+ρ1 = 2 it is 1.619, 1.589, 1.443 for x̃2 = 1, 10, 100, because the share is
+shifted by ``(x̃2 - x2)/(d + 1)`` and a shift near a half-integer makes the
+rounding hide an almost noiseless count. At the ρ1 of Figure 6 and below, it
+rises toward the bound as S6 says.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from .._validation import as_counts, as_integers, as_positive, as_probability
+from ..noise import discrete_gaussian, noise_variance
+from ..noise.finite_pmf import FinitePmf
+from ..noise.sums import sum_of_discrete_gaussians
+from ..risk.releases import DEFAULT_TAIL_MASS
+
+__all__ = [
+    "PostProcessedReleases",
+    "combined_noise",
+    "likelihood",
+    "marginal_posterior",
+    "marginal_risk",
+    "model",
+    "post_process",
+    "posterior",
+    "release_table",
+    "risk",
+    "unprocessed_marginal_posterior",
+    "unprocessed_marginal_risk",
+]
+
+# Inputs of f are kept below this magnitude so that 2·(d x1* - y1* + x̃2) + d + 1 fits in int64.
+_MAX_INPUT = 2**30
+
+
+def _scalar_count(value, name: str, minimum: int = 0) -> int:
+    """A single integer ``>= minimum`` (d, x2, x̃2, m), with the argument named on error."""
+    array = as_counts(value, name)
+    if array.ndim != 0:
+        raise ValueError(f"{name} must be a single integer, got {value!r}")
+    if array < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
+    if array >= _MAX_INPUT:
+        raise ValueError(f"{name} must be below 2**30, got {value!r}")
+    return int(array)
+
+
+def _rounded_share(numerator, d: int, x2_tilde) -> np.ndarray:
+    """``clip(⌊N/(d+1) + 1/2⌋, 0, x̃2)`` in integer arithmetic, ``N = d x1* - y1* + x̃2``.
+
+    ``⌊N/D + 1/2⌋ = ⌊(2N + D)/(2D)⌋``, and numpy's ``//`` on integers is floor
+    division for negative numerators too. Rounding before clipping gives the
+    same result as (S6.3)'s clip-then-round, because 0 and ``x̃2`` are integers.
+    """
+    denominator = d + 1
+    rounded = (2 * numerator + denominator) // (2 * denominator)
+    return np.clip(rounded, 0, x2_tilde)
+
+
+def post_process(x1_star, y1_star, x2_tilde, d) -> np.ndarray:
+    """The post-processing function ``f(x1*, y1*, x̃2)`` of (S6.2)–(S6.3), as int64.
+
+    ``x̄1 = (d x1* + (x̃2 - y1*))/(d + 1)`` (S6.2), clipped to ``[0, x̃2]`` and
+    rounded to the nearest integer, ties upwards (``⌊x̄1 + 1/2⌋``). Exact
+    integer arithmetic; broadcasts ``x1_star``, ``y1_star`` and ``x2_tilde``.
+    ``d`` is the number of other blocks in the block group (``>= 1``).
+    """
+    x1_star = as_integers(x1_star, "x1_star")
+    y1_star = as_integers(y1_star, "y1_star")
+    x2_tilde = as_counts(x2_tilde, "x2_tilde")
+    d = _scalar_count(d, "d", minimum=1)
+    for name, array in (("x1_star", x1_star), ("y1_star", y1_star), ("x2_tilde", x2_tilde)):
+        if np.any(np.abs(array) >= _MAX_INPUT):
+            raise ValueError(f"{name} must be below 2**30 in magnitude, got {array!r}")
+    return _rounded_share(d * x1_star - y1_star + x2_tilde, d, x2_tilde)
+
+
+def combined_noise(
+    d, sigma2, exact_sum: bool = False, tail_mass: float = DEFAULT_TAIL_MASS
+) -> FinitePmf:
+    """The pmf of ``V = d Z1 - W``, the noise of ``d x1* - y1*`` (see the module docstring).
+
+    ``Z1 ~ DG(0, σ²)`` is the noise of the target's block; ``W`` that of
+    ``y1*``: ``DG(0, dσ²)`` by the approximation (3.7) or, with
+    ``exact_sum=True``, the exact sum of d independent ``DG(0, σ²)``. Each of
+    ``Z1`` and ``W`` is cut where it leaves out at most ``tail_mass / 2``;
+    ``omitted_mass`` of the result bounds the probability ``V``'s table misses.
+    Computed by one direct convolution (sums of positive products: every
+    entry has a relative error of a few ulp).
+    """
+    d = _scalar_count(d, "d", minimum=1)
+    z, w = _noise_tables(d, sigma2, exact_sum, tail_mass)
+    reach = -z.start
+    # d·Z1 on the grid -d·reach .. d·reach, zero between multiples of d.
+    stretched = np.zeros(2 * d * reach + 1)
+    stretched[::d] = z.probabilities
+    # -W has the reversed table, starting at -(largest value of W).
+    minus_w = w.probabilities[::-1]
+    minus_w_start = -(w.start + w.probabilities.size - 1)
+    return FinitePmf(
+        start=-d * reach + minus_w_start,
+        probabilities=np.convolve(stretched, minus_w),
+        omitted_mass=z.omitted_mass + w.omitted_mass,
+    )
+
+
+def _noise_tables(d: int, sigma2, exact_sum: bool, tail_mass) -> tuple[FinitePmf, FinitePmf]:
+    """Tables of ``Z1 ~ DG(σ²)`` and of ``W`` (noise of ``y1*``), each missing ≤ ``tail_mass/2``."""
+    sigma2 = as_positive(sigma2, "sigma2")
+    if sigma2.ndim != 0:
+        raise ValueError(f"sigma2 must be a single number here, got {sigma2!r}")
+    sigma2 = float(sigma2)
+    half = float(as_probability(tail_mass, "tail_mass")) / 2.0
+    z = _dg_table(sigma2, half)
+    w = sum_of_discrete_gaussians(d, sigma2, half) if exact_sum else _dg_table(d * sigma2, half)
+    return z, w
+
+
+def _dg_table(sigma2: float, tail_mass: float) -> FinitePmf:
+    """``DG(0, σ²)`` tabulated on ``[-K, K]``, ``K`` from ``discrete_gaussian.cutoff``."""
+    reach = int(discrete_gaussian.cutoff(sigma2, tail_mass))
+    return FinitePmf(
+        start=-reach,
+        probabilities=discrete_gaussian.pmf(np.arange(-reach, reach + 1), sigma2),
+        omitted_mass=2.0 * float(discrete_gaussian.tail_bound(reach + 1, sigma2)),
+    )
+
+
+# --- the adversary's likelihood (S6.5)–(S6.6) ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class PostProcessedReleases:
+    """``P[X̃1 = j | X1 = k, X̃2 = x̃2]`` for ``j = 0 … x̃2`` and ``k ∈ {m, m+1}``, per ρ.
+
+    ``probabilities[..., i, j]`` is the probability of the release ``x̃1 = j``
+    when ``X1 = m + i`` (``i = 0, 1``), for each element ``...`` of ``rho``;
+    ``omitted_mass[...]`` bounds the probability the truncated noise tables
+    leave out (each row sums to at least ``1 - omitted_mass``).
+    """
+
+    known_count: int
+    x2_tilde: int
+    probabilities: np.ndarray
+    omitted_mass: np.ndarray
+
+    @property
+    def log_probabilities(self) -> np.ndarray:
+        """``log`` of :attr:`probabilities`; ``-inf`` where a release is beyond the tables."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.probabilities)
+
+
+def _validated_scenario(d, x2, x2_tilde, known_count):
+    d = _scalar_count(d, "d", minimum=1)
+    known = _scalar_count(known_count, "known_count")
+    x2 = _scalar_count(x2, "x2")
+    x2_tilde = _scalar_count(x2_tilde, "x2_tilde")
+    if x2 < known + 1:
+        raise ValueError(
+            f"x2 must be >= known_count + 1 (the block group holds the block's {known} known "
+            f"records and possibly the target), got x2={x2} with known_count={known}"
+        )
+    return d, x2, x2_tilde, known
+
+
+def _table_for_sigma2(sigma2, d, x2, x2_tilde, known, exact_sum, tail_mass):
+    """Rows ``k = m, m+1`` of ``P[X̃1 = j | X1 = k]`` for one σ², and the omitted mass."""
+    noise = combined_noise(d, sigma2, exact_sum, tail_mass)
+    counts = np.array([known, known + 1], dtype=np.int64)[:, None]
+    # N = d x1* - y1* + x̃2 = (d + 1) k - x2 + x̃2 + V.
+    numerator = (d + 1) * counts + (x2_tilde - x2) + noise.support[None, :]
+    released = _rounded_share(numerator, d, x2_tilde)
+    rows = np.stack(
+        [np.bincount(row, weights=noise.probabilities, minlength=x2_tilde + 1) for row in released]
+    )
+    return rows, noise.omitted_mass
+
+
+def release_table(
+    rho,
+    *,
+    d,
+    x2,
+    x2_tilde,
+    known_count=0,
+    convention="paper",
+    exact_sum: bool = False,
+    tail_mass: float = DEFAULT_TAIL_MASS,
+) -> PostProcessedReleases:
+    """The adversary's likelihood (S6.5)–(S6.6) of every release ``x̃1 ∈ {0 … x̃2}``.
+
+    ``P[X̃1 = j | X1 = k, x̃2] = Σ_{x1*, y1*} 1[j = f(x1*, y1*, x̃2)] P[x1* | k] P[y1* | k]``
+    with ``x1* ~ k + DG(σ²)`` and ``y1* ~ (x2 - k) + W``, summed as one sum over
+    ``V = d Z1 - W`` (:func:`combined_noise`). Vectorised over ``rho``; ``d``,
+    ``x2``, ``x̃2`` and ``m`` are single integers.
+
+    Parameters
+    ----------
+    rho : float or array
+        zCDP parameter of the block counts, σ² from ``convention``.
+    d : int
+        Number of other blocks in the block group (``>= 1``).
+    x2 : int
+        The block-group count, known to the adversary (``>= m + 1``).
+    x2_tilde : int
+        The post-processed block-group count ``x̃2 >= 0``, taken as fixed.
+    known_count : int
+        ``m``, the target's block count without the target.
+    exact_sum : bool
+        Noise of ``y1*``: ``DG(dσ²)`` by (3.7) if false, the exact sum of d
+        ``DG(σ²)`` if true.
+    tail_mass : float
+        Bound on the noise probability the tables may leave out.
+    """
+    d, x2, x2_tilde, known = _validated_scenario(d, x2, x2_tilde, known_count)
+    sigma2 = np.asarray(noise_variance(rho, convention))
+    probabilities = np.empty((*sigma2.shape, 2, x2_tilde + 1))
+    omitted = np.empty(sigma2.shape)
+    for value in np.unique(sigma2):
+        at = sigma2 == value
+        rows, lost = _table_for_sigma2(value, d, x2, x2_tilde, known, exact_sum, tail_mass)
+        probabilities[at] = rows
+        omitted[at] = lost
+    return PostProcessedReleases(known, x2_tilde, probabilities, omitted)
+
+
+def _released_value(x1_tilde, x2_tilde: int) -> np.ndarray:
+    x1_tilde = as_integers(x1_tilde, "x1_tilde")
+    if np.any((x1_tilde < 0) | (x1_tilde > x2_tilde)):
+        raise ValueError(
+            f"x1_tilde must lie in 0..x2_tilde (= {x2_tilde}): f clips to that range, "
+            f"got {x1_tilde!r}"
+        )
+    return x1_tilde
+
+
+def likelihood(
+    x1_tilde,
+    count,
+    rho,
+    *,
+    d,
+    x2,
+    x2_tilde,
+    known_count=0,
+    convention="paper",
+    exact_sum: bool = False,
+    tail_mass: float = DEFAULT_TAIL_MASS,
+) -> np.ndarray:
+    """``P[X̃1 = x̃1 | X1 = count, X̃2 = x̃2]``, equations (S6.5)–(S6.6).
+
+    ``count`` is ``m`` or ``m + 1``; broadcasts ``x1_tilde``, ``count`` and
+    ``rho``. Other arguments as :func:`release_table`.
+    """
+    d, x2, x2_tilde, known = _validated_scenario(d, x2, x2_tilde, known_count)
+    x1_tilde = _released_value(x1_tilde, x2_tilde)
+    count = as_counts(count, "count")
+    if np.any((count != known) & (count != known + 1)):
+        raise ValueError(f"count must be known_count or known_count + 1, got {count!r}")
+    table = release_table(
+        rho,
+        d=d,
+        x2=x2,
+        x2_tilde=x2_tilde,
+        known_count=known,
+        convention=convention,
+        exact_sum=exact_sum,
+        tail_mass=tail_mass,
+    )
+    rho_shape = table.omitted_mass.shape
+    shape = np.broadcast_shapes(x1_tilde.shape, count.shape, rho_shape)
+    rho_index = np.broadcast_to(
+        np.arange(table.omitted_mass.size).reshape(rho_shape), shape
+    ).reshape(-1)
+    flat = table.probabilities.reshape(-1, 2, x2_tilde + 1)
+    rows = np.broadcast_to(count - known, shape).reshape(-1)
+    columns = np.broadcast_to(x1_tilde, shape).reshape(-1)
+    return flat[rho_index, rows, columns].reshape(shape)
+
+
+# --- posterior (S6.7), its marginal (S6.8), risks -----------------------------------------
+
+
+def _true_count(known: int, true_count) -> np.ndarray:
+    """The truth ``x1``: ``m + 1`` by default, else ``m`` or ``m + 1``."""
+    if true_count is None:
+        return np.asarray(known + 1)
+    truth = as_counts(true_count, "true_count")
+    if np.any((truth != known) & (truth != known + 1)):
+        raise ValueError(
+            f"true_count must equal known_count or known_count + 1, got true_count={true_count!r}"
+            f" with known_count={known}"
+        )
+    return truth
+
+
+def _posterior_of_truth(prior_of_truth, log_truth, log_other):
+    """``p_T L_T / (p_T L_T + (1 - p_T) L_O)`` from log likelihoods, element-wise.
+
+    Where ``L_O = 0`` (beyond the tables) and ``L_T > 0`` the value is 1; where
+    ``L_T = 0`` it is 0 (those releases carry no probability under the truth).
+    """
+    both = np.isfinite(log_truth) & np.isfinite(log_other)
+    difference = np.where(both, log_truth, 0.0) - np.where(both, log_other, 0.0)
+    value = special.expit(special.logit(prior_of_truth) + difference)
+    return np.where(both, value, np.where(np.isfinite(log_truth), 1.0, 0.0))
+
+
+def posterior(
+    x1_tilde,
+    prior,
+    rho,
+    *,
+    d,
+    x2,
+    x2_tilde,
+    known_count=0,
+    true_count=None,
+    convention="paper",
+    exact_sum: bool = False,
+    tail_mass: float = DEFAULT_TAIL_MASS,
+) -> np.ndarray:
+    """Posterior probability of the truth given the post-processed release, equation (S6.7).
+
+    With the default truth ``x1 = m + 1``:
+    ``P[X1 = m+1 | x̃1, x̃2] = L1 p / (L1 p + L0 (1 - p))``, ``Lk = P[X̃1 = x̃1 | X1 = k, x̃2]``
+    from :func:`release_table`. Broadcasts ``x1_tilde``, ``prior``, ``rho`` and
+    ``true_count``. Raises ``ValueError`` if the release lies beyond the noise
+    tables under either value of ``X1`` (probability below ``omitted_mass``):
+    pass a smaller ``tail_mass``.
+    """
+    d, x2, x2_tilde, known = _validated_scenario(d, x2, x2_tilde, known_count)
+    x1_tilde = _released_value(x1_tilde, x2_tilde)
+    prior = as_probability(prior, "prior")
+    truth = _true_count(known, true_count)
+    common = dict(
+        d=d,
+        x2=x2,
+        x2_tilde=x2_tilde,
+        known_count=known,
+        convention=convention,
+        exact_sum=exact_sum,
+        tail_mass=tail_mass,
+    )
+    with_c = likelihood(x1_tilde, known + 1, rho, **common)
+    without_c = likelihood(x1_tilde, known, rho, **common)
+    if np.any((with_c == 0) | (without_c == 0)):
+        raise ValueError(
+            f"x1_tilde: a release in {x1_tilde!r} has probability below the noise tables' "
+            f"omitted mass under X1 = {known} or {known + 1}; its posterior needs a smaller "
+            f"tail_mass than {tail_mass}"
+        )
+    has_c = truth == known + 1
+    prior_of_truth = np.where(has_c, prior, 1.0 - prior)
+    with np.errstate(divide="ignore"):
+        log_with, log_without = np.log(with_c), np.log(without_c)
+    log_truth = np.where(has_c, log_with, log_without)
+    log_other = np.where(has_c, log_without, log_with)
+    return _posterior_of_truth(prior_of_truth, log_truth, log_other)
+
+
+def risk(
+    x1_tilde,
+    prior,
+    rho,
+    *,
+    d,
+    x2,
+    x2_tilde,
+    known_count=0,
+    true_count=None,
+    convention="paper",
+    exact_sum: bool = False,
+    tail_mass: float = DEFAULT_TAIL_MASS,
+) -> np.ndarray:
+    """Disclosure risk of a post-processed release: (S6.7) over the prior of the truth, as (3.2)."""
+    prior = as_probability(prior, "prior")
+    known = _scalar_count(known_count, "known_count")
+    truth = _true_count(known, true_count)
+    value = posterior(
+        x1_tilde,
+        prior,
+        rho,
+        d=d,
+        x2=x2,
+        x2_tilde=x2_tilde,
+        known_count=known,
+        true_count=true_count,
+        convention=convention,
+        exact_sum=exact_sum,
+        tail_mass=tail_mass,
+    )
+    return value / np.where(truth == known + 1, prior, 1.0 - prior)
+
+
+def marginal_posterior(
+    prior,
+    rho,
+    *,
+    d,
+    x2,
+    x2_tilde,
+    known_count=0,
+    true_count=None,
+    convention="paper",
+    exact_sum: bool = False,
+    tail_mass: float = DEFAULT_TAIL_MASS,
+) -> np.ndarray:
+    """Posterior of the truth averaged over post-processed releases from the truth, (S6.8).
+
+    ``Σ_{x̃1=0}^{x̃2} P[X1 = x1 | x̃1, x̃2] P[X̃1 = x̃1 | X1 = x1, x̃2]`` — the analogue
+    of (3.3). Within ``omitted_mass / p_T`` of the exact value (module
+    docstring; ``p_T`` is the prior of the truth). Broadcasts ``prior``,
+    ``rho`` and ``true_count``.
+    """
+    d, x2, x2_tilde, known = _validated_scenario(d, x2, x2_tilde, known_count)
+    prior = as_probability(prior, "prior")
+    truth = _true_count(known, true_count)
+    table = release_table(
+        rho,
+        d=d,
+        x2=x2,
+        x2_tilde=x2_tilde,
+        known_count=known,
+        convention=convention,
+        exact_sum=exact_sum,
+        tail_mass=tail_mass,
+    )
+    rho_index = np.arange(table.omitted_mass.size).reshape(table.omitted_mass.shape)
+    prior, rho_index, truth = np.broadcast_arrays(prior, rho_index, truth)
+    rows = table.log_probabilities.reshape(-1, 2, x2_tilde + 1)[rho_index]  # (..., 2, J)
+    has_c = (truth == known + 1)[..., None]
+    log_truth = np.where(has_c, rows[..., 1, :], rows[..., 0, :])
+    log_other = np.where(has_c, rows[..., 0, :], rows[..., 1, :])
+    prior_of_truth = np.where(has_c, prior[..., None], 1.0 - prior[..., None])
+    of_truth = _posterior_of_truth(prior_of_truth, log_truth, log_other)
+    return np.sum(of_truth * np.exp(log_truth), axis=-1)
+
+
+def marginal_risk(
+    prior,
+    rho,
+    *,
+    d,
+    x2,
+    x2_tilde,
+    known_count=0,
+    true_count=None,
+    convention="paper",
+    exact_sum: bool = False,
+    tail_mass: float = DEFAULT_TAIL_MASS,
+) -> np.ndarray:
+    """Marginal disclosure risk with post-processing: (S6.8) over the prior of the truth.
+
+    The quantity of the paper's Figure 6 (there ``p = 1/2``, ``x2 = 1``,
+    ``m = 0``). Within ``omitted_mass / p_T²`` of the exact value.
+    """
+    prior = as_probability(prior, "prior")
+    known = _scalar_count(known_count, "known_count")
+    truth = _true_count(known, true_count)
+    value = marginal_posterior(
+        prior,
+        rho,
+        d=d,
+        x2=x2,
+        x2_tilde=x2_tilde,
+        known_count=known,
+        true_count=true_count,
+        convention=convention,
+        exact_sum=exact_sum,
+        tail_mass=tail_mass,
+    )
+    return value / np.where(truth == known + 1, prior, 1.0 - prior)
+
+
+# --- the same adversary seeing the noisy counts themselves --------------------------------
+
+
+def _unprocessed_for_sigma2(sigma2, prior_of_truth, delta, d, exact_sum, tail_mass):
+    """``E_T[P[X1 = x1 | x1*, y1*]]`` for one σ², a 1-d array of priors of the truth.
+
+    ``delta = x1 - (other value)`` is ``+1`` (truth ``m + 1``) or ``-1``. With
+    ``x1* = x1 + z`` and ``y1* = x2 - x1 + w`` the log likelihood ratio of the
+    truth is ``log pZ(z) - log pZ(z + δ) + log pW(w) - log pW(w - δ)``; under (3.7)
+    it is ``(2 δ v + d + 1)/(2 d σ²)`` with ``v = d z - w``, a function of ``v``
+    alone (``d x1* - y1*`` is sufficient), so one sum over ``V`` suffices.
+    """
+    if not exact_sum:
+        noise = combined_noise(d, sigma2, False, tail_mass)
+        log_ratio = (2.0 * delta * noise.support + (d + 1)) / (2.0 * d * sigma2)
+        values = special.expit(special.logit(prior_of_truth)[:, None] + log_ratio[None, :])
+        return values @ noise.probabilities
+    z, w = _noise_tables(d, sigma2, True, tail_mass)
+    log_truth = z.logpmf(z.support)[:, None] + w.logpmf(w.support)[None, :]
+    log_other = z.logpmf(z.support + delta)[:, None] + w.logpmf(w.support - delta)[None, :]
+    weights = np.exp(log_truth)
+    return np.array(
+        [
+            np.sum(weights * _posterior_of_truth(value, log_truth, log_other))
+            for value in prior_of_truth
+        ]
+    )
+
+
+def unprocessed_marginal_posterior(
+    prior,
+    rho,
+    *,
+    d,
+    x2,
+    known_count=0,
+    true_count=None,
+    convention="paper",
+    exact_sum: bool = False,
+    tail_mass: float = DEFAULT_TAIL_MASS,
+) -> np.ndarray:
+    """Marginal posterior of the truth for the S6 adversary seeing ``x1*`` and ``y1*``.
+
+    The counterpart of (S6.8) without post-processing: same prior, same known
+    ``x2``, same noise model (``exact_sum``), but the adversary observes the
+    noisy counts ``(x1*, y1*)`` that ``x̃1 = f(x1*, y1*, x̃2)`` is computed from;
+    averaged over ``(x1*, y1*)`` drawn from the truth. By the data-processing
+    argument of the module docstring, (S6.8) never exceeds it (up to the
+    truncation bounds). It does not depend on ``x2`` or ``m`` beyond their
+    validation. Broadcasts ``prior``, ``rho`` and ``true_count``.
+    """
+    d, x2, _, known = _validated_scenario(d, x2, 0, known_count)
+    prior = as_probability(prior, "prior")
+    truth = _true_count(known, true_count)
+    sigma2 = np.asarray(noise_variance(rho, convention))
+    prior, sigma2, truth = np.broadcast_arrays(prior, sigma2, truth)
+    has_c = truth == known + 1
+    prior_of_truth = np.where(has_c, prior, 1.0 - prior)
+    out = np.empty(prior.shape)
+    for value in np.unique(sigma2):
+        for flag in (True, False):
+            at = (sigma2 == value) & (has_c == flag)
+            if np.any(at):
+                out[at] = _unprocessed_for_sigma2(
+                    float(value), prior_of_truth[at], 1 if flag else -1, d, exact_sum, tail_mass
+                )
+    return out
+
+
+def unprocessed_marginal_risk(
+    prior,
+    rho,
+    *,
+    d,
+    x2,
+    known_count=0,
+    true_count=None,
+    convention="paper",
+    exact_sum: bool = False,
+    tail_mass: float = DEFAULT_TAIL_MASS,
+) -> np.ndarray:
+    """:func:`unprocessed_marginal_posterior` over the prior of the truth.
+
+    The marginal risk without post-processing; an upper bound on :func:`marginal_risk`.
+    """
+    prior = as_probability(prior, "prior")
+    known = _scalar_count(known_count, "known_count")
+    truth = _true_count(known, true_count)
+    value = unprocessed_marginal_posterior(
+        prior,
+        rho,
+        d=d,
+        x2=x2,
+        known_count=known,
+        true_count=true_count,
+        convention=convention,
+        exact_sum=exact_sum,
+        tail_mass=tail_mass,
+    )
+    return value / np.where(truth == known + 1, prior, 1.0 - prior)
+
+
+# --- the PyMC model -----------------------------------------------------------------------
+
+
+def post_process_graph(x1_star, y1_star, x2_tilde, d: int):
+    """:func:`post_process` as a PyTensor int64 graph (same integer arithmetic, ties up).
+
+    ``clip(⌊(2N + d + 1) / (2(d + 1))⌋, 0, x̃2)`` with ``N = d x1* - y1* + x̃2``;
+    PyTensor's integer ``//`` is floor division, as numpy's.
+    """
+    import pytensor.tensor as pt
+
+    x1_star = pt.cast(pt.as_tensor_variable(x1_star), "int64")
+    y1_star = pt.cast(pt.as_tensor_variable(y1_star), "int64")
+    x2_tilde = pt.cast(pt.as_tensor_variable(x2_tilde), "int64")
+    denominator = np.int64(d + 1)
+    numerator = np.int64(d) * x1_star - y1_star + x2_tilde
+    rounded = (np.int64(2) * numerator + denominator) // (np.int64(2) * denominator)
+    return pt.clip(rounded, np.int64(0), x2_tilde)
+
+
+def model(
+    x1_tilde,
+    prior,
+    rho,
+    *,
+    d,
+    x2,
+    x2_tilde,
+    known_count=0,
+    convention="paper",
+):
+    """The S6 attack as a PyMC model: latents ``X1``, ``x1_star``, ``y1_star``; ``x̃1`` observed.
+
+    - ``X1 ~ BernoulliCount(known=m, p)``: ``X1 ∈ {m, m+1}``, ``P[X1 = m+1] = p``;
+    - ``x1_star ~ DiscreteGaussian(X1, σ²)``: the unpublished noisy block count;
+    - ``y1_star ~ DiscreteGaussian(x2 - X1, d σ²)``: the unpublished sum of the other
+      d blocks' noisy counts, by the approximation (3.7), with ``x2`` known;
+    - ``Potential("x1_tilde")``: the indicator likelihood (S6.4),
+      ``log 1[x̃1 = f(x1*, y1*, x̃2)]`` (0 or ``-inf``), with ``f`` of (S6.3) in
+      integer arithmetic (:func:`post_process_graph`).
+
+    Summing the latents ``x1_star`` and ``y1_star`` out gives (S6.5)–(S6.6),
+    so the posterior of ``X1`` is (S6.7) (:func:`posterior` with the default
+    ``exact_sum=False``). The noisy counts start at ``x1* = x̃1``,
+    ``y1* = x̃2 - x̃1``, where ``x̄1 = x̃1`` exactly, so the start is feasible.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    from ..distributions import BernoulliCount, DiscreteGaussian
+
+    d, x2, x2_tilde, known = _validated_scenario(d, x2, x2_tilde, known_count)
+    x1_tilde = _released_value(x1_tilde, x2_tilde)
+    prior = as_probability(prior, "prior")
+    sigma2 = noise_variance(rho, convention)
+    for name, value in (("x1_tilde", x1_tilde), ("prior", prior), ("rho", sigma2)):
+        if np.ndim(value) != 0:
+            raise ValueError(f"{name} must be a single number for one model, got {value!r}")
+    x1_tilde, prior, sigma2 = int(x1_tilde), float(prior), float(sigma2)
+
+    with pm.Model() as attack:
+        x1 = BernoulliCount("X1", known=known, p=prior)
+        x1_star = DiscreteGaussian("x1_star", mu=x1, sigma2=sigma2, initval=np.int64(x1_tilde))
+        y1_star = DiscreteGaussian(
+            "y1_star",
+            mu=np.int64(x2) - x1,
+            sigma2=d * sigma2,
+            initval=np.int64(x2_tilde - x1_tilde),
+        )
+        released = post_process_graph(x1_star, y1_star, x2_tilde, d)
+        pm.Potential(
+            "x1_tilde",
+            pt.switch(pt.eq(released, np.int64(x1_tilde)), np.float64(0.0), np.float64(-np.inf)),
+        )
+    return attack
