@@ -681,6 +681,13 @@ def model(
     so the posterior of ``X1`` is (S6.7) (:func:`posterior` with the default
     ``exact_sum=False``). The noisy counts start at ``x1* = x̃1``,
     ``y1* = x̃2 - x̃1``, where ``x̄1 = x̃1`` exactly, so the start is feasible.
+
+    Only the approximation (3.7) is modelled (no ``exact_sum``). ``x1_star``
+    and ``y1_star`` are unbounded: :func:`adversary.inference.enumerate` needs
+    stated ranges for them (a dozen standard deviations around both
+    hypotheses' centres suffice), and under Gibbs sampling they mix slowly
+    when ``x̃1`` is interior (given ``y1*``, the indicator leaves ``x1*`` one or
+    two values), while ``X1`` mixes well.
     """
     import pymc as pm
     import pytensor.tensor as pt
