@@ -82,6 +82,7 @@ __all__ = [
     "marginal_risk",
     "model",
     "post_process",
+    "post_process_graph",
     "posterior",
     "release_table",
     "risk",
