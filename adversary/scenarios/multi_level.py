@@ -29,6 +29,7 @@ releases; see :func:`marginals` for the method and its error bounds.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -307,6 +308,20 @@ def _grid_prefixes(levels: list[_Level], grid_width: float):
         yield first, dist, spread
 
 
+def _upper_tail_sums(masses: np.ndarray) -> np.ndarray:
+    """``out[k] = Σ_{j ≥ k} masses[j]`` for ``k = 0 … n`` (``out[n] = 0``), each accurate.
+
+    A running sum of n terms can be off by ``n·ε`` of its size; each tail is
+    taken from whichever running sum (from the top, or the total minus the
+    one from the bottom) adds up the smaller part, so a tail near 1 keeps the
+    accuracy of its small complement.
+    """
+    total = math.fsum(masses)
+    from_top = np.concatenate([np.cumsum(masses[::-1])[::-1], [0.0]])
+    below = np.concatenate([[0.0], np.cumsum(masses)])
+    return np.where(below < from_top, total - below, from_top)
+
+
 def _expit_expectation(offsets: np.ndarray, values: np.ndarray, masses: np.ndarray):
     """``Σ_k masses[k] · expit(offset + values[k])`` for every offset."""
     out = np.empty(offsets.shape)
@@ -354,8 +369,7 @@ def _exact_upper_tail(levels: list[_Level], thresholds: np.ndarray, strict: np.n
     b_values, b_masses = _half_support(group_b)
     order = np.argsort(b_values, kind="stable")
     b_values = b_values[order]
-    # suffix[k] = mass of B at sorted positions ≥ k (summed from the small upper tail).
-    suffix = np.concatenate([np.cumsum(b_masses[order][::-1])[::-1], [0.0]])
+    suffix = _upper_tail_sums(b_masses[order])  # mass of B at sorted positions ≥ k
     out = np.empty(thresholds.shape)
     chunk = max(1, _BLOCK_ELEMENTS // max(1, a_values.size))
     for start in range(0, thresholds.size, chunk):
@@ -374,7 +388,7 @@ def _grid_upper_tail_bracket(first, dist, h, n_levels, thresholds):
     The grid version ``L_h`` is coupled with ``L`` so that ``|L_h - L| ≤ ℓh``.
     """
     values = (first + np.arange(dist.size)) * h
-    suffix = np.concatenate([np.cumsum(dist[::-1])[::-1], [0.0]])
+    suffix = _upper_tail_sums(dist)
     slack = n_levels * h
     lower = suffix[np.searchsorted(values, thresholds + slack, side="right")]
     upper = suffix[np.searchsorted(values, thresholds - slack, side="left")]
