@@ -526,7 +526,7 @@ def marginals(
     **Correct-decision probability: exact, meet in the middle.** The decision
     is right iff ``L ≥ -logit p`` (truth T = 1) or ``L > logit p`` (T = 0). The
     levels are split into two groups whose truncated supports A, B are
-    enumerated exactly (≈ 5·10⁴ and 1.5·10⁵ points for the 2020 ρ); B is
+    enumerated exactly (≈ 1.0·10⁵ and 7·10⁴ points for the 2020 ρ, ℓ = 6); B is
     sorted with suffix sums of mass and ``P[A + B ≥ t]`` is summed over A by
     binary search. The error is only the truncation, ``≤ ε``. (A release whose
     log odds are within rounding of 0 — a tie, possible only for commensurate
