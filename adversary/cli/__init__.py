@@ -15,7 +15,7 @@ import sys
 
 from .. import __version__
 
-SUBCOMMAND_MODULES = ("demo", "budget")
+SUBCOMMAND_MODULES = ("demo", "budget", "run")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -24,9 +24,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import pymc as pm
 from scipy import special
 
 from .._validation import as_counts, as_integers, as_probability
+from ..distributions import BernoulliCount, DiscreteGaussian
 from ..noise import discrete_gaussian, noise_variance
 from ..risk.releases import DEFAULT_TAIL_MASS, expectation_over_noise
 
@@ -37,6 +39,7 @@ __all__ = [
     "log_likelihood_ratio",
     "marginal_posterior",
     "marginal_risk",
+    "model",
     "posterior",
     "release_pmf",
     "risk",
@@ -187,13 +190,30 @@ def marginal_risk(
     )
 
 
+def model(release, prior, rho, known_count=0, convention="paper") -> pm.Model:
+    """The single-block attack as a PyMC model: ``X1 ~ BernoulliCount(m, p)``, ``x1* ~ DG(X1)``.
+
+    Its posterior of ``X1`` is (3.1); enumerating or sampling it reproduces
+    :func:`posterior`.
+    """
+    release = int(as_integers(release, "release"))
+    prior = float(as_probability(prior, "prior"))
+    known = int(as_counts(known_count, "known_count"))
+    sigma2 = float(noise_variance(rho, convention).item())
+    with pm.Model() as attack:
+        x1 = BernoulliCount("X1", known=known, p=prior)
+        DiscreteGaussian("x1_release", mu=x1, sigma2=sigma2, observed=release)
+    return attack
+
+
 @dataclass(frozen=True)
 class SingleBlockCase:
     """A concrete single-block attack: what the adversary knows and sees, and the truth.
 
     ``priors`` maps a label (e.g. ``"1/50"``) to the prior probability ``p``
     that the target has the characteristics; ``releases`` are the released
-    values ``x1*`` a report tabulates (the paper's Table 4 rows).
+    values ``x1*`` a report tabulates (the paper's Table 4 rows);
+    ``observed_release`` is the one release :meth:`model` conditions on.
     """
 
     name: str
@@ -203,6 +223,7 @@ class SingleBlockCase:
     true_count: int | None = None
     convention: str = "paper"
     releases: tuple[int, ...] = (1, 2, 3, 4, 5)
+    observed_release: int = 1
     description: str = ""
     cell_counts: tuple[tuple[str, int], ...] = field(default=())
 
@@ -220,3 +241,17 @@ class SingleBlockCase:
     @property
     def prior_values(self) -> np.ndarray:
         return np.array(list(self.priors.values()), dtype=np.float64)
+
+    def model(self, prior_label: str | None = None) -> pm.Model:
+        """The PyMC model of the attack given ``observed_release``, under one prior."""
+        p = self.priors[_prior_label(self.priors, prior_label)]
+        return model(self.observed_release, p, self.rho, self.known_count, self.convention)
+
+
+def _prior_label(priors: dict, label: str | None) -> str:
+    """``label`` checked against ``priors`` (default: the first)."""
+    if label is None:
+        return next(iter(priors))
+    if label not in priors:
+        raise ValueError(f"prior must be one of {', '.join(priors)}; got {label!r}")
+    return label

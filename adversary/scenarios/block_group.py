@@ -1,0 +1,312 @@
+"""The block-group attack of Kazan & Reiter (2023), Sec. 3.2 and S3, computed exactly.
+
+The adversary of the single-block attack also sees the block group g2 that
+contains block g1: the noisy count ``x2*`` of g2 and ``y1*``, the sum of the
+noisy counts of the d other blocks of g2. Latents: ``X1 ∈ {m, m+1}`` (prior
+``P[X1 = m+1] = p``) and ``X2 ≥ X1``, the count of g2 (prior
+:mod:`.block_group_prior`). The releases are
+
+    x1* = X1 + Z1,   x2* = X2 + Z2,   y1* = (X2 - X1) + Zy,
+
+with ``Z1 ~ DG(σ1²)``, ``Z2 ~ DG(σ2²)`` and ``Zy`` the sum of d iid
+``DG(σ1²)``. ``sum_noise="approximate"`` takes ``Zy ~ DG(d σ1²)``, the
+paper's (3.7) (parameter ``ρ1/d``); ``"exact"`` uses the exact pmf of the sum
+(:mod:`adversary.noise.sums`). The joint posterior is (S3.4):
+
+    P[k1, k2 | x1*, x2*, y1*] ∝ P[x1* | k1] P[x2* | k2] P[y1* | k2 - k1]
+                                 · 1[k2 ≥ k1] P[X2 = k2 | X1 = k1] P[X1 = k1].
+
+:func:`posterior` enumerates it on a window of ``k2`` whose omitted mass is
+bounded (the conditional of ``k2`` is log-concave, so a tail beyond a
+decreasing edge is at most a geometric series).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pymc as pm
+import xarray as xr
+
+from .._validation import as_counts, as_integers, as_probability
+from ..distributions import BernoulliCount, DiscreteGaussian
+from ..distributions.tabulated_noise import TabulatedNoise
+from ..noise import discrete_gaussian, noise_variance
+from ..noise.finite_pmf import FinitePmf
+from ..noise.sums import sum_of_discrete_gaussians
+from ..risk.releases import DEFAULT_TAIL_MASS
+from .block_group_prior import BlockGroupPrior, improper_uniform
+from .single_block import _prior_label
+
+__all__ = [
+    "BlockGroupCase",
+    "BlockGroupNoise",
+    "model",
+    "noise_model",
+    "posterior",
+    "x1_posterior",
+]
+
+SUM_NOISE_CHOICES = ("approximate", "exact")
+
+
+@dataclass(frozen=True)
+class BlockGroupNoise:
+    """Noise laws of the three releases: ``x1*`` and ``x2*`` discrete Gaussian, ``y1*`` either."""
+
+    sigma2_block: float
+    sigma2_group: float
+    sum_noise: FinitePmf | float  # exact table, or σ² of the DG approximation (3.7)
+
+    def logpmf_block(self, z) -> np.ndarray:
+        return discrete_gaussian.logpmf(z, self.sigma2_block)
+
+    def logpmf_group(self, z) -> np.ndarray:
+        return discrete_gaussian.logpmf(z, self.sigma2_group)
+
+    def logpmf_others(self, z) -> np.ndarray:
+        """log-pmf of ``Zy``, the summed noise of the d other blocks."""
+        if isinstance(self.sum_noise, FinitePmf):
+            return self.sum_noise.logpmf(z)
+        return discrete_gaussian.logpmf(z, self.sum_noise)
+
+    @property
+    def sigma2_others(self) -> float:
+        if isinstance(self.sum_noise, FinitePmf):
+            return self.sum_noise.variance
+        return self.sum_noise
+
+
+def noise_model(
+    rho1, rho2, d, convention="paper", sum_noise="approximate", tail_mass=DEFAULT_TAIL_MASS
+) -> BlockGroupNoise:
+    """The noise laws for block ρ1, block-group ρ2 and d other blocks in the group."""
+    d = int(as_counts(d, "d"))
+    if d < 1:
+        raise ValueError(f"d must be >= 1 (the number of other blocks in the group), got {d}")
+    if sum_noise not in SUM_NOISE_CHOICES:
+        raise ValueError(f"sum_noise must be one of {SUM_NOISE_CHOICES}, got {sum_noise!r}")
+    sigma2_block = float(noise_variance(rho1, convention).item())
+    sigma2_group = float(noise_variance(rho2, convention).item())
+    others = (
+        sum_of_discrete_gaussians(d, sigma2_block, tail_mass)
+        if sum_noise == "exact"
+        else d * sigma2_block
+    )
+    return BlockGroupNoise(sigma2_block, sigma2_group, others)
+
+
+def _validated_releases(x1_release, x2_release, y1_release) -> tuple[int, int, int]:
+    named = (("x1_release", x1_release), ("x2_release", x2_release), ("y1_release", y1_release))
+    return tuple(int(as_integers(value, name)) for name, value in named)
+
+
+def _validated_x2_prior(x2_prior) -> BlockGroupPrior:
+    x2_prior = improper_uniform() if x2_prior is None else x2_prior
+    if not isinstance(x2_prior, BlockGroupPrior):
+        raise TypeError(f"x2_prior must be a BlockGroupPrior, got {x2_prior!r}")
+    return x2_prior
+
+
+def _log_joint(k1, k2, releases, noise, prior, x2_prior, known):
+    """Unnormalised log posterior (S3.4) on broadcast arrays of ``k1`` and ``k2``."""
+    x1r, x2r, y1r = releases
+    log_x1_prior = np.where(k1 == known + 1, np.log(prior), np.log1p(-prior))
+    return (
+        noise.logpmf_block(x1r - k1)
+        + noise.logpmf_group(x2r - k2)
+        + noise.logpmf_others(y1r - (k2 - k1))
+        + x2_prior.log_prior(k2, k1)
+        + log_x1_prior
+    )
+
+
+def _initial_window(releases, noise, x2_prior, known, tail_mass):
+    """A first guess at the k2 range: the (S3.14) centre ± a tail cut-off."""
+    if x2_prior.upper is not None and x2_prior.kind != "improper_uniform":
+        return known, max(x2_prior.upper, known + 1)
+    _, x2r, y1r = releases
+    precision = 1 / noise.sigma2_group + 1 / noise.sigma2_others
+    centres = [
+        (x2r / noise.sigma2_group + (y1r + k1) / noise.sigma2_others) / precision
+        for k1 in (known, known + 1)
+    ]
+    reach = int(discrete_gaussian.cutoff(1 / precision, tail_mass)) + 2
+    return max(known, int(np.floor(min(centres))) - reach), max(
+        known + 1, int(np.ceil(max(centres))) + reach
+    )
+
+
+def _tail_beyond(edge: np.ndarray, inner: np.ndarray) -> float:
+    """Bound on the mass past ``edge`` of a log-concave sequence decreasing towards ``edge``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(inner > 0, edge / inner, np.where(edge > 0, np.inf, 0.0))
+    if np.any(ratio >= 1):
+        return np.inf
+    return float(np.sum(edge * ratio / (1 - ratio)))
+
+
+def posterior(
+    x1_release,
+    x2_release,
+    y1_release,
+    *,
+    prior,
+    rho1,
+    rho2,
+    d,
+    x2_prior: BlockGroupPrior | None = None,
+    known_count=0,
+    convention="paper",
+    sum_noise="approximate",
+    tail_mass=DEFAULT_TAIL_MASS,
+) -> xr.DataArray:
+    """Exact joint posterior of ``(X1, X2)`` given one set of releases, (S3.4).
+
+    Returns a DataArray with dims ``("X1", "X2")``, coordinates the counts,
+    summing to 1; ``attrs["omitted_mass"]`` bounds the posterior mass of
+    ``X2`` outside the window (at most ``tail_mass``).
+    """
+    releases = tuple(
+        int(as_integers(value, name))
+        for value, name in (
+            (x1_release, "x1_release"),
+            (x2_release, "x2_release"),
+            (y1_release, "y1_release"),
+        )
+    )
+    prior = float(as_probability(prior, "prior"))
+    known = int(as_counts(known_count, "known_count"))
+    x2_prior = improper_uniform() if x2_prior is None else x2_prior
+    if not isinstance(x2_prior, BlockGroupPrior):
+        raise TypeError(f"x2_prior must be a BlockGroupPrior, got {x2_prior!r}")
+    noise = noise_model(rho1, rho2, d, convention, sum_noise, tail_mass)
+    k1 = np.array([known, known + 1])[:, None]
+    lo, hi = _initial_window(releases, noise, x2_prior, known, tail_mass)
+    bounded = x2_prior.kind != "improper_uniform"
+    while True:
+        k2 = np.arange(lo, hi + 1)[None, :]
+        log_joint = _log_joint(k1, k2, releases, noise, prior, x2_prior, known)
+        peak = np.max(log_joint)
+        if not np.isfinite(peak):
+            raise ValueError(
+                "the releases are impossible under this prior: every (X1, X2) has probability 0"
+            )
+        joint = np.exp(log_joint - peak)
+        total = joint.sum()
+        omitted = 0.0 if bounded else _tail_beyond(joint[:, -1], joint[:, -2])
+        if lo > known and not bounded:
+            omitted += _tail_beyond(joint[:, 0], joint[:, 1])
+        if omitted <= tail_mass * total:
+            break
+        width = hi - lo + 1
+        lo, hi = max(known, lo - width), hi + width
+    table = xr.DataArray(
+        joint / total,
+        dims=("X1", "X2"),
+        coords={"X1": k1[:, 0], "X2": k2[0]},
+        name="posterior",
+        attrs={
+            "omitted_mass": omitted / total,
+            "x2_prior": x2_prior.describe(),
+            "sum_noise": sum_noise,
+        },
+    )
+    return table
+
+
+def x1_posterior(x1_release, x2_release, y1_release, **kwargs) -> float:
+    """``P[X1 = m + 1 | x1*, x2*, y1*]``: the target's posterior of having c, from (S3.4)."""
+    joint = posterior(x1_release, x2_release, y1_release, **kwargs)
+    return float(joint.isel(X1=1).sum())
+
+
+def model(
+    x1_release,
+    x2_release,
+    y1_release,
+    *,
+    prior,
+    rho1,
+    rho2,
+    d,
+    x2_prior: BlockGroupPrior | None = None,
+    known_count=0,
+    convention="paper",
+    sum_noise="approximate",
+    tail_mass=DEFAULT_TAIL_MASS,
+) -> pm.Model:
+    """The block-group attack as a PyMC model: latents ``X1``, ``X2``; releases observed.
+
+    The same joint as :func:`posterior` (S3.4): ``X1 ~ BernoulliCount(m, p)``,
+    ``X2 | X1`` from ``x2_prior`` (with ``X2 ≥ X1``), ``x1* ~ DG(X1, σ1²)``,
+    ``x2* ~ DG(X2, σ2²)``, and ``y1* = X2 - X1 + Zy`` with ``Zy`` from (3.7)
+    or the exact sum (a tabulated noise).
+    """
+    releases = _validated_releases(x1_release, x2_release, y1_release)
+    prior = float(as_probability(prior, "prior"))
+    known = int(as_counts(known_count, "known_count"))
+    x2_prior = _validated_x2_prior(x2_prior)
+    noise = noise_model(rho1, rho2, d, convention, sum_noise, tail_mass)
+    with pm.Model() as attack:
+        x1 = BernoulliCount("X1", known=known, p=prior)
+        x2 = x2_prior.pymc_variable("X2", x1, known)
+        DiscreteGaussian("x1_release", mu=x1, sigma2=noise.sigma2_block, observed=releases[0])
+        DiscreteGaussian("x2_release", mu=x2, sigma2=noise.sigma2_group, observed=releases[1])
+        if isinstance(noise.sum_noise, FinitePmf):
+            TabulatedNoise("y1_release", mu=x2 - x1, table=noise.sum_noise, observed=releases[2])
+        else:
+            DiscreteGaussian("y1_release", mu=x2 - x1, sigma2=noise.sum_noise, observed=releases[2])
+    return attack
+
+
+@dataclass(frozen=True)
+class BlockGroupCase:
+    """A concrete block-group attack: releases seen, priors held, and the truth.
+
+    ``releases`` are ``(x1*, x2*, y1*)``; ``truth`` the data holder's
+    ``(x1, x2, y1)``; ``priors`` maps a label to ``P[X1 = m + 1]``; ``x2_prior``
+    is the prior of ``X2 | X1``.
+    """
+
+    name: str
+    releases: tuple[int, int, int]
+    truth: tuple[int, int, int]
+    priors: dict[str, float]
+    rho1: float
+    rho2: float
+    d: int
+    x2_prior: BlockGroupPrior = field(default_factory=improper_uniform)
+    known_count: int = 0
+    convention: str = "paper"
+    sum_noise: str = "approximate"
+    description: str = ""
+
+    def __post_init__(self):
+        _validated_releases(*self.releases)
+        as_counts(list(self.truth), "truth")
+        as_probability(list(self.priors.values()), "priors")
+        noise_model(self.rho1, self.rho2, self.d, self.convention, self.sum_noise)
+        _validated_x2_prior(self.x2_prior)
+
+    def _arguments(self, prior_label: str | None) -> dict:
+        label = _prior_label(self.priors, prior_label)
+        return {
+            "prior": self.priors[label],
+            "rho1": self.rho1,
+            "rho2": self.rho2,
+            "d": self.d,
+            "x2_prior": self.x2_prior,
+            "known_count": self.known_count,
+            "convention": self.convention,
+            "sum_noise": self.sum_noise,
+        }
+
+    def model(self, prior_label: str | None = None) -> pm.Model:
+        """The PyMC model (:func:`model`) of this case under one prior (default: the first)."""
+        return model(*self.releases, **self._arguments(prior_label))
+
+    def posterior(self, prior_label: str | None = None) -> xr.DataArray:
+        """The exact joint posterior (:func:`posterior`) of this case under one prior."""
+        return posterior(*self.releases, **self._arguments(prior_label))

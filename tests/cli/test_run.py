@@ -1,0 +1,89 @@
+"""``adversary run``: exact and MCMC posteriors of a model file's latents."""
+
+import json
+import textwrap
+
+import numpy as np
+import pytest
+
+from adversary.cli import main
+from adversary.model_files import load_case
+
+
+def run_json(argv, capsys):
+    assert main(["run", *argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_exact_granville_matches_the_scenario_posterior(capsys):
+    result = run_json(["granville_county"], capsys)
+    exact = load_case("granville_county").posterior()
+    assert result["method"] == "exact"
+    x1 = result["marginals"]["X1"]
+    assert x1["1"] == pytest.approx(float(exact.sel(X1=1).sum()), rel=1e-9)
+    x2 = result["marginals"]["X2"]
+    for value in range(6):
+        assert x2[str(value)] == pytest.approx(float(exact.sel(X2=value).sum()), rel=1e-8)
+    assert result["omitted_mass"] < 1e-12
+
+
+def test_mcmc_granville_agrees_with_exact_within_four_mcse(capsys):
+    result = run_json(["granville_county", "--method", "mcmc", "--draws", "2000"], capsys)
+    exact = load_case("granville_county").posterior()
+    for value in (0, 1):
+        estimate = result["marginals"]["X1"][str(value)]
+        error = result["mcse"]["X1"][str(value)]
+        assert abs(estimate - float(exact.sel(X1=value).sum())) < 4 * error
+    assert result["ess"]["X1"] > 500
+
+
+def test_dare_county_exact_under_each_prior(capsys):
+    case = load_case("dare_county")
+    for label in case.priors:
+        result = run_json(["dare_county", "--prior", label], capsys)
+        assert result["prior"] == label
+        # Table 4 row x1* = 1 (the case's observed release).
+        posterior = result["marginals"]["X1"]["1"]
+        expected = {"1/2": 0.525, "1/5": 0.216, "1/10": 0.109, "1/50": 0.022}.get(label)
+        if expected is not None:
+            assert round(posterior, 3) == expected
+
+
+def test_a_user_model_file_with_a_model_function(tmp_path, capsys):
+    path = tmp_path / "coin.py"
+    path.write_text(
+        textwrap.dedent(
+            """
+            import pymc as pm
+            from adversary.distributions import BernoulliCount, DiscreteGaussian
+
+            NAME = "two releases of one count"
+
+            def model():
+                with pm.Model() as m:
+                    x = BernoulliCount("X", known=3, p=0.25)
+                    DiscreteGaussian("first", mu=x, rho=0.5, observed=4)
+                    DiscreteGaussian("second", mu=x, rho=0.5, observed=5)
+                return m
+            """
+        )
+    )
+    result = run_json([str(path)], capsys)
+    assert result["model"] == "two releases of one count"
+    # Two releases 4 and 5: log odds = logit(1/4) + ρ Σ (2(x* - 3) - 1) = -log 3 + 0.5 (1 + 3).
+    log_odds = -np.log(3.0) + 2.0
+    assert result["marginals"]["X"]["4"] == pytest.approx(1 / (1 + np.exp(-log_odds)), rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["nowhere.py"], "does not exist"),
+        (["granville_county", "--prior", "1/3"], "prior must be one of 1/2"),
+        (["atlantis"], "model must be a .py file or one of"),
+    ],
+)
+def test_bad_input_is_one_line(argv, message, capsys):
+    assert main(["run", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err
