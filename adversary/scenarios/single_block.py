@@ -30,6 +30,7 @@ from scipy import special
 from .._validation import as_counts, as_integers, as_probability
 from ..distributions import BernoulliCount, DiscreteGaussian
 from ..noise import discrete_gaussian, noise_variance
+from ..risk.measures import MarginalMeasures
 from ..risk.releases import DEFAULT_TAIL_MASS, expectation_over_noise
 
 __all__ = [
@@ -246,6 +247,28 @@ class SingleBlockCase:
         """The PyMC model of the attack given ``observed_release``, under one prior."""
         p = self.priors[_prior_label(self.priors, prior_label)]
         return model(self.observed_release, p, self.rho, self.known_count, self.convention)
+
+    def marginal_measures(
+        self, prior_label: str | None = None, tail_mass: float = DEFAULT_TAIL_MASS
+    ) -> MarginalMeasures:
+        """(3.3), (3.4) and (3.6) for the case's truth under one prior; error ≤ ``tail_mass``."""
+        p = self.priors[_prior_label(self.priors, prior_label)]
+        args = (p, self.rho, self.known_count, self.true_count, self.convention)
+        post = float(marginal_posterior(*args, tail_mass=tail_mass))
+        prior_of_truth = p if self.truth == self.known_count + 1 else 1.0 - p
+        return MarginalMeasures(
+            marginal_posterior=post,
+            marginal_risk=post / prior_of_truth,
+            correct_decision_probability=float(correct_decision_probability(*args)),
+            prior_of_truth=prior_of_truth,
+            omitted_mass=tail_mass,
+            error_bound=tail_mass,
+            details={
+                "cutoff": int(
+                    discrete_gaussian.cutoff(noise_variance(self.rho, self.convention), tail_mass)
+                )
+            },
+        )
 
 
 def _prior_label(priors: dict, label: str | None) -> str:
