@@ -134,7 +134,7 @@ class DiscreteGaussian(Discrete):
 
     def support_point(rv, size, mu, sigma2):
         point = mu if mu.dtype.startswith(("int", "uint")) else pt.round(mu)
-        point = pt.cast(point, "int64")
+        point = pt.cast(point, "int64").copy()  # a new node (see priors._fill)
         if not rv_size_is_none(size):
             point = pt.full(size, point)
         return point

@@ -51,6 +51,9 @@ class ImproperDistributionError(ValueError):
 
 
 def _fill(point, size):
+    # Always a new node: PyMC's initial-point rewrite mishandles a support point that *is*
+    # another variable (e.g. ``lower=X1``) and would then draw X1 from its prior instead.
+    point = pt.cast(point, "int64").copy()
     return point if rv_size_is_none(size) else pt.broadcast_to(point, size)
 
 

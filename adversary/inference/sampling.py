@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -189,19 +190,28 @@ def sample(
                 merged[rv.name] = point[value.name]
         chain_initvals.append(merged)
 
-    tree = pm.sample(
-        draws=draws,
-        tune=tune,
-        chains=chains,
-        cores=cores,
-        random_seed=random_seed,
-        progressbar=progressbar,
-        step=[*user_steps, *ours] or None,
-        initvals=chain_initvals,
-        model=model,
-        compile_kwargs=compile_kwargs,
-        **kwargs,
-    )
+    with warnings.catch_warnings():
+        # A variable that never moves (a point mass) has an undefined R-hat; ArviZ's
+        # convergence check then divides 0 by 0. That is not a sampling problem.
+        warnings.filterwarnings(
+            "ignore",
+            message="invalid value encountered in scalar divide",
+            category=RuntimeWarning,
+            module=r"arviz_stats\..*",
+        )
+        tree = pm.sample(
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            cores=cores,
+            random_seed=random_seed,
+            progressbar=progressbar,
+            step=[*user_steps, *ours] or None,
+            initvals=chain_initvals,
+            model=model,
+            compile_kwargs=compile_kwargs,
+            **kwargs,
+        )
     if isinstance(tree, DataTree) and "sample_stats" in tree.children:
         tree["sample_stats"].attrs["start_repaired"] = [int(r) for _, r in repaired]
     return tree

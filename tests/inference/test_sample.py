@@ -1,0 +1,153 @@
+"""``sample`` agrees with exact enumeration within Monte Carlo error; starts are repaired."""
+
+import numpy as np
+import pymc as pm
+import pytensor.tensor as pt
+import pytest
+from pymc.exceptions import SamplingError
+
+from adversary.distributions import BernoulliCount, DiscreteGaussian, FinitePmf, PointMass
+from adversary.inference import (
+    BoundedGibbs,
+    WindowGibbs,
+    assign_steps,
+    marginal_pmf,
+    posterior_probability,
+    repair_start,
+    sample,
+)
+from adversary.inference import enumerate as enumerate_posterior
+
+FAST = {"draws": 1500, "tune": 100, "chains": 2, "cores": 1, "progressbar": False}
+
+
+def test_single_block_sample_matches_exact(kr):
+    model = kr.single_block_model(p=0.3, x1_star=2)
+    tree = sample(model, random_seed=1, **FAST)
+    kr.assert_within_mcse(tree, {"X1": 1}, kr.single_block_posterior(0.3, 2))
+
+
+@pytest.mark.parametrize(
+    ("obs", "d", "prior"),
+    [
+        ((2, 1, -1), 27, "improper"),  # Granville ED 39-14 realisation (Table 7)
+        ((0, 6, 9), 5, "improper"),
+        ((1, 3, 2), 8, "bounded"),  # Uniform{X1..10} (S4)
+    ],
+)
+def test_block_group_sample_matches_enumeration(kr, obs, d, prior):
+    model = kr.block_group_model(obs, d, prior)
+    table = enumerate_posterior(model)
+    tree = sample(model, random_seed=2, **FAST)
+    kr.assert_within_mcse(tree, {"X1": 1}, posterior_probability(table, {"X1": 1}))
+    x2 = table.marginal("X2")
+    for value in x2["X2"].values[x2.values > 0.05]:
+        event = {"X2": int(value)}
+        kr.assert_within_mcse(tree, event, posterior_probability(table, event))
+    above = lambda v: v["X2"] - v["X1"] >= 3  # noqa: E731
+    kr.assert_within_mcse(tree, above, posterior_probability(table, above))
+
+
+def test_steps_are_assigned_to_every_discrete_variable(kr):
+    model = kr.block_group_model((2, 1, -1), 27)
+    steps = assign_steps(model)
+    assert [type(s) for s in steps] == [BoundedGibbs, WindowGibbs]
+    assert [s.vars[0].name for s in steps] == ["X1", "X2"]
+
+
+def test_sample_stats_and_user_written_model():
+    # A user model with PyMC's own discrete distributions.
+    with pm.Model() as model:
+        n = pm.Poisson("n", 4.0)
+        c = pm.Categorical("c", p=[0.2, 0.3, 0.5])
+        pm.Binomial("k", n=n + c, p=0.5, observed=3)
+    tree = sample(model, random_seed=3, **FAST)
+    table = enumerate_posterior(model)
+    stats_ = tree["sample_stats"]
+    for name in ("n_candidates", "n_tail_bound", "n_expansions", "c_candidates"):
+        assert name in stats_.data_vars
+    assert float(stats_["n_tail_bound"].max()) <= 1e-12
+    np.testing.assert_array_equal(stats_["c_candidates"], 3)
+    for event in ({"c": 2}, {"n": 3}, {"n": 5}):
+        expected = posterior_probability(table, event)
+        assert np.isclose(
+            posterior_probability(tree, event), expected, atol=5 * np.sqrt(expected / 1500)
+        )
+
+
+def test_same_seed_same_draws(kr):
+    model = kr.block_group_model((2, 1, -1), 27)
+    small = {**FAST, "draws": 200}
+    a = sample(model, random_seed=11, **small)
+    b = sample(model, random_seed=11, **small)
+    c = sample(model, random_seed=12, **small)
+    np.testing.assert_array_equal(a.posterior["X2"], b.posterior["X2"])
+    np.testing.assert_array_equal(a.posterior["X1"], b.posterior["X1"])
+    assert not np.array_equal(a.posterior["X2"], c.posterior["X2"])
+
+
+def test_impossible_initvals_are_repaired(kr):
+    model = kr.block_group_model((0, 6, 9), 5)
+    tree = sample(model, random_seed=4, initvals={"X1": 7, "X2": -3}, **FAST)
+    assert tree["sample_stats"].attrs["start_repaired"] == [1, 1]
+    table = enumerate_posterior(model)
+    kr.assert_within_mcse(tree, {"X1": 1}, posterior_probability(table, {"X1": 1}))
+
+
+def potential_model(point_mass_at):
+    """X1 ∈ {1, 2} (mode 2), X2 a point mass, X2 >= X1 as a Potential."""
+    with pm.Model() as model:
+        x1 = BernoulliCount("X1", known=1, p=0.7)
+        x2 = PointMass("X2", point_mass_at)
+        FinitePmf("other", {0: 0.5, 1: 0.5})
+        pm.Potential("order", pt.switch(pt.ge(x2, x1), np.float64(0.0), -np.inf))
+        DiscreteGaussian("x1_star", mu=x1, sigma2=2.0, observed=2)
+    return model
+
+
+def test_infeasible_support_point_is_repaired():
+    model = potential_model(1)
+    assert model.initial_point()["X1"] == 2  # the prior mode violates X2 >= X1
+    point, repaired = repair_start(model)
+    assert repaired and point["X1"] == 1
+    tree = sample(model, random_seed=5, **{**FAST, "draws": 100})
+    assert tree["sample_stats"].attrs["start_repaired"] == [1, 1]
+    np.testing.assert_array_equal(tree.posterior["X1"], 1)
+
+
+def test_unrepairable_start_raises_naming_the_terms():
+    model = potential_model(0)
+    with pytest.raises(SamplingError, match=r"no feasible start point found .*order"):
+        sample(model, random_seed=6, **FAST)
+
+
+def test_continuous_variables_keep_pymc_defaults():
+    # p ~ Beta(2, 2): P[X1 = 1] marginally is E[p] = 1/2, as with a fixed p = 1/2 (3.1).
+    with pm.Model() as model:
+        p = pm.Beta("p", 2.0, 2.0)
+        x1 = BernoulliCount("X1", known=0, p=p)
+        DiscreteGaussian("x1_star", mu=x1, sigma2=1.0, observed=1)
+    tree = sample(model, random_seed=7, draws=600, tune=300, chains=2, cores=1, progressbar=False)
+    assert "step_size" in tree["sample_stats"].data_vars  # NUTS ran for p
+    assert "X1_candidates" in tree["sample_stats"].data_vars
+    exact = 1 / (1 + np.exp(-0.5))  # e^{-0}/(e^{-0} + e^{-1/2})
+    estimate = posterior_probability(tree, {"X1": 1})
+    assert abs(estimate - exact) < 0.06
+    assert marginal_pmf(tree, "X1").dims == ("X1",)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"draws": 0}, ValueError, "draws must be a positive integer"),
+        ({"tune": -1}, ValueError, "tune must be an integer >= 0"),
+        ({"chains": 0}, ValueError, "chains must be a positive integer"),
+        ({"tail_mass": 2.0}, ValueError, "tail_mass must lie strictly between 0 and 1"),
+        ({"max_candidates": 1.5}, ValueError, "max_candidates must be a positive integer"),
+        ({"initvals": 3}, TypeError, "initvals must be a dict"),
+    ],
+)
+def test_bad_arguments_name_the_argument(kr, kwargs, error, message):
+    model = kr.single_block_model(p=0.5, x1_star=1)
+    with pytest.raises(error, match=message):
+        sample(model, **{**FAST, **kwargs})
