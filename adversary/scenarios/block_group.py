@@ -23,7 +23,7 @@ decreasing edge is at most a geometric series).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pymc as pm
@@ -37,10 +37,8 @@ from ..noise.finite_pmf import FinitePmf
 from ..noise.sums import sum_of_discrete_gaussians
 from ..risk.releases import DEFAULT_TAIL_MASS
 from .block_group_prior import BlockGroupPrior, improper_uniform
-from .single_block import _prior_label
 
 __all__ = [
-    "BlockGroupCase",
     "BlockGroupNoise",
     "model",
     "noise_model",
@@ -259,54 +257,3 @@ def model(
         else:
             DiscreteGaussian("y1_release", mu=x2 - x1, sigma2=noise.sum_noise, observed=releases[2])
     return attack
-
-
-@dataclass(frozen=True)
-class BlockGroupCase:
-    """A concrete block-group attack: releases seen, priors held, and the truth.
-
-    ``releases`` are ``(x1*, x2*, y1*)``; ``truth`` the data holder's
-    ``(x1, x2, y1)``; ``priors`` maps a label to ``P[X1 = m + 1]``; ``x2_prior``
-    is the prior of ``X2 | X1``.
-    """
-
-    name: str
-    releases: tuple[int, int, int]
-    truth: tuple[int, int, int]
-    priors: dict[str, float]
-    rho1: float
-    rho2: float
-    d: int
-    x2_prior: BlockGroupPrior = field(default_factory=improper_uniform)
-    known_count: int = 0
-    convention: str = "paper"
-    sum_noise: str = "approximate"
-    description: str = ""
-
-    def __post_init__(self):
-        _validated_releases(*self.releases)
-        as_counts(list(self.truth), "truth")
-        as_probability(list(self.priors.values()), "priors")
-        noise_model(self.rho1, self.rho2, self.d, self.convention, self.sum_noise)
-        _validated_x2_prior(self.x2_prior)
-
-    def _arguments(self, prior_label: str | None) -> dict:
-        label = _prior_label(self.priors, prior_label)
-        return {
-            "prior": self.priors[label],
-            "rho1": self.rho1,
-            "rho2": self.rho2,
-            "d": self.d,
-            "x2_prior": self.x2_prior,
-            "known_count": self.known_count,
-            "convention": self.convention,
-            "sum_noise": self.sum_noise,
-        }
-
-    def model(self, prior_label: str | None = None) -> pm.Model:
-        """The PyMC model (:func:`model`) of this case under one prior (default: the first)."""
-        return model(*self.releases, **self._arguments(prior_label))
-
-    def posterior(self, prior_label: str | None = None) -> xr.DataArray:
-        """The exact joint posterior (:func:`posterior`) of this case under one prior."""
-        return posterior(*self.releases, **self._arguments(prior_label))

@@ -8,6 +8,7 @@ from adversary.inference.enumeration import enumerate as enumerate_model
 from adversary.noise import discrete_gaussian
 from adversary.scenarios import block_group as bg
 from adversary.scenarios import single_block
+from adversary.scenarios.block_group_paper_sampler import stationary_x1_probability
 from adversary.scenarios.block_group_prior import (
     bounded_uniform,
     conditional_pmf,
@@ -122,23 +123,19 @@ def test_table7_and_table8_differ_from_the_constrained_posterior():
     assert round(x1[1], 4) == 0.5033  # the value docs/paper-differences.md states
 
     # The stationary law of the incompatible sampler, computed exactly.
+    noise = bg.noise_model(RHO1, RHO2, 27)
+    paper = {"prior": 0.5, "noise": noise, "x2_prior": improper_uniform()}
+    p1 = float(stationary_x1_probability(**TABLE7, **paper))
+    # Its X2 law: the constrained X2 update (S3.14) averaged over the stationary X1.
     k2 = np.arange(0, 200)
-
-    def x1_update(k2_value):  # (S3.9) over both values of k1, ignoring k1 ≤ k2
-        k1 = np.array([0, 1])
-        log_w = -RHO1 * (2 - k1) ** 2 - RHO1 / 27 * (-1 - (k2_value - k1)) ** 2
-        return np.exp(log_w - logsumexp(log_w))
-
-    def x2_update(k1):  # (S3.14) on {k1, k1 + 1, ...}
-        log_w = -RHO2 * (1 - k2) ** 2 - RHO1 / 27 * (-1 - (k2 - k1)) ** 2
-        log_w = np.where(k2 >= k1, log_w, -np.inf)
-        return np.exp(log_w - logsumexp(log_w))
-
-    moves = np.array([x1_update(k) for k in k2])  # (k2, k1')
-    kernel = np.array([x2_update(k1) @ moves for k1 in (0, 1)])  # X1 -> X1 after one sweep
-    stay0, stay1 = kernel[0, 0], kernel[1, 1]
-    p1 = (1 - stay0) / ((1 - stay0) + (1 - stay1))
-    paper_x2 = (1 - p1) * x2_update(0) + p1 * x2_update(1)
+    x2_given = [
+        np.exp(log_w - logsumexp(log_w))
+        for log_w in (
+            np.where(k2 >= k1, -RHO2 * (1 - k2) ** 2 - RHO1 / 27 * (-1 - (k2 - k1)) ** 2, -np.inf)
+            for k1 in (0, 1)
+        )
+    ]
+    paper_x2 = (1 - p1) * x2_given[0] + p1 * x2_given[1]
 
     printed_x1 = 0.570
     printed_x2 = np.array([0.11, 0.40, 0.30, 0.14, 0.046, 0.007, 0.0008, 0.0001])

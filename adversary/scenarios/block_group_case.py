@@ -1,0 +1,103 @@
+"""A concrete block-group case (Kazan & Reiter Sec. 4.3): what the adversary sees and the truth.
+
+:class:`BlockGroupCase` ties the exact posterior (:mod:`.block_group`), the
+release-grid measures (:mod:`.block_group_releases`) and the PyMC model of one
+case together, and implements :class:`~adversary.risk.measures.RiskCase`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pymc as pm
+import xarray as xr
+
+from .._validation import as_counts, as_probability
+from ..risk.measures import MarginalMeasures
+from ..risk.releases import DEFAULT_TAIL_MASS
+from .block_group import _validated_releases, _validated_x2_prior, model, noise_model, posterior
+from .block_group_prior import BlockGroupPrior, improper_uniform
+from .block_group_releases import decision_map
+from .single_block import _prior_label
+
+__all__ = ["BlockGroupCase"]
+
+
+@dataclass(frozen=True)
+class BlockGroupCase:
+    """A concrete block-group attack: releases seen, priors held, and the truth.
+
+    ``releases`` are ``(x1*, x2*, y1*)``; ``truth`` the data holder's
+    ``(x1, x2, y1)``; ``priors`` maps a label to ``P[X1 = m + 1]``; ``x2_prior``
+    is the prior of ``X2 | X1``.
+    """
+
+    name: str
+    releases: tuple[int, int, int]
+    truth: tuple[int, int, int]
+    priors: dict[str, float]
+    rho1: float
+    rho2: float
+    d: int
+    x2_prior: BlockGroupPrior = field(default_factory=improper_uniform)
+    known_count: int = 0
+    convention: str = "paper"
+    sum_noise: str = "approximate"
+    description: str = ""
+
+    def __post_init__(self):
+        _validated_releases(*self.releases)
+        as_counts(list(self.truth), "truth")
+        as_probability(list(self.priors.values()), "priors")
+        noise_model(self.rho1, self.rho2, self.d, self.convention, self.sum_noise)
+        _validated_x2_prior(self.x2_prior)
+
+    def _arguments(self, prior_label: str | None) -> dict:
+        label = _prior_label(self.priors, prior_label)
+        return {
+            "prior": self.priors[label],
+            "rho1": self.rho1,
+            "rho2": self.rho2,
+            "d": self.d,
+            "x2_prior": self.x2_prior,
+            "known_count": self.known_count,
+            "convention": self.convention,
+            "sum_noise": self.sum_noise,
+        }
+
+    def model(self, prior_label: str | None = None) -> pm.Model:
+        """The PyMC model (:func:`model`) of this case under one prior (default: the first)."""
+        return model(*self.releases, **self._arguments(prior_label))
+
+    def posterior(self, prior_label: str | None = None) -> xr.DataArray:
+        """The exact joint posterior (:func:`posterior`) of this case under one prior."""
+        return posterior(*self.releases, **self._arguments(prior_label))
+
+    def decision_map(
+        self, prior_label: str | None = None, tail_mass: float = DEFAULT_TAIL_MASS
+    ) -> xr.Dataset:
+        """Every release from the truth with the adversary's posterior and decision (Figure 4)."""
+        return decision_map(self.truth, tail_mass=tail_mass, **self._arguments(prior_label))
+
+    def marginal_measures(
+        self, prior_label: str | None = None, tail_mass: float = DEFAULT_TAIL_MASS
+    ) -> MarginalMeasures:
+        """(3.3), (3.4) and (3.6) for the case's truth, from :meth:`decision_map`."""
+        releases = self.decision_map(prior_label, tail_mass).attrs
+        prior = self.priors[_prior_label(self.priors, prior_label)]
+        prior_of_truth = prior if self.truth[0] == self.known_count + 1 else 1.0 - prior
+        keys = (
+            "correct_decision_probability_without_hierarchy",
+            "changed_to_correct",
+            "changed_to_wrong",
+            "x2_window",
+        )
+        return MarginalMeasures(
+            marginal_posterior=releases["marginal_posterior"],
+            marginal_risk=releases["marginal_risk"],
+            correct_decision_probability=releases["correct_decision_probability"],
+            prior_of_truth=prior_of_truth,
+            omitted_mass=releases["omitted_mass"],
+            error_bound=releases["omitted_mass"],
+            details={key: releases[key] for key in keys},
+        )
