@@ -39,12 +39,14 @@ from scipy import special
 from .._validation import as_counts, as_integers, as_positive, as_probability
 from ..budget import DEFAULT_PRESET, get_preset
 from ..noise import discrete_gaussian, noise_variance
+from ..risk.measures import MarginalMeasures
 from ..risk.releases import DEFAULT_TAIL_MASS
 
 __all__ = [
     "DEFAULT_GRID_WIDTH",
     "EXPIT_SECOND_DERIVATIVE_BOUND",
     "LEVELS_2020",
+    "MultiLevelCase",
     "MultiLevelMarginals",
     "correct_decision_probability",
     "decision",
@@ -128,11 +130,11 @@ def _known_counts(known_counts, n_levels: int) -> np.ndarray:
     return known
 
 
-def _releases(releases, n_levels: int) -> np.ndarray:
-    releases = as_integers(releases, "releases")
+def _releases(releases, n_levels: int, name: str = "releases") -> np.ndarray:
+    releases = as_integers(releases, name)
     if releases.ndim == 0 or releases.shape[-1] != n_levels:
         raise ValueError(
-            f"releases must have one noisy count per level on their last axis ({n_levels} "
+            f"{name} must have one noisy count per level on their last axis ({n_levels} "
             f"levels from rhos), got shape {releases.shape}"
         )
     return releases
@@ -700,3 +702,181 @@ def model(releases, prior, rhos, known_counts=None, convention="paper"):
         counts = known + (x1 - int(known[0]))
         DiscreteGaussian("releases", mu=counts, sigma2=sigma2, observed=releases, dims="level")
     return attack
+
+
+# --- a concrete case ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MultiLevelCase:
+    """A concrete ℓ-level attack (S1.3): ρ per level, priors, truth and observed releases.
+
+    Implements :class:`~adversary.risk.measures.RiskCase`. ``rhos`` holds ρ of
+    every level the case knows of, lowest (the block) first; ``levels`` is
+    how many of them the target is unique at and the adversary uses (the
+    first ``levels``; default all), so the S1.3 curve over ℓ is a sweep of
+    ``levels`` with :func:`dataclasses.replace`. ``known_counts`` is ``m_i``
+    per level (one number: the same m at every level; default 0, the unique
+    target); ``true_count`` the data holder's ``x1`` (default ``m_1 + 1``);
+    ``priors`` maps a label to ``p = P[T = 1]``; ``observed_releases`` the
+    noisy counts per level that :meth:`model` and :meth:`posterior` condition
+    on (``None``: none stated, and those two methods refuse); ``level_names``
+    optional names of the levels.
+    """
+
+    name: str
+    rhos: tuple[float, ...]
+    priors: dict[str, float]
+    observed_releases: tuple[int, ...] | None = None
+    levels: int | None = None
+    known_counts: int | tuple[int, ...] = 0
+    true_count: int | None = None
+    convention: str = "paper"
+    level_names: tuple[str, ...] = ()
+    description: str = ""
+
+    def __post_init__(self):
+        rhos = _rhos(self.rhos)
+        if rhos.ndim != 1:
+            raise ValueError(f"rhos must be a 1-d sequence of per-level ρ, got shape {rhos.shape}")
+        object.__setattr__(self, "rhos", tuple(float(r) for r in rhos))
+        n_all = rhos.size
+        if self.levels is not None and (
+            isinstance(self.levels, bool)
+            or not isinstance(self.levels, int | np.integer)
+            or not 1 <= self.levels <= n_all
+        ):
+            raise ValueError(
+                f"levels must be an integer from 1 to {n_all} (the number of rhos), "
+                f"got {self.levels!r}"
+            )
+        known = _known_counts(self.known_counts, n_all)
+        if known.ndim != 1:
+            raise ValueError(f"known_counts must be one count or one per level, got {known.shape}")
+        if np.ndim(self.known_counts) != 0:
+            object.__setattr__(self, "known_counts", tuple(int(k) for k in known))
+        _truth_has_c(known[0], self.true_count)
+        if self.observed_releases is not None:
+            releases = _releases(self.observed_releases, n_all, "observed_releases")
+            if releases.ndim != 1:
+                raise ValueError(
+                    f"observed_releases must be 1-d, one noisy count per level, got "
+                    f"{releases.shape}"
+                )
+            object.__setattr__(self, "observed_releases", tuple(int(x) for x in releases))
+        if self.level_names and len(self.level_names) != n_all:
+            raise ValueError(
+                f"level_names must name every level ({n_all}), got {self.level_names!r}"
+            )
+        if not self.priors:
+            raise ValueError("priors must map at least one label to a prior probability")
+        as_probability(list(self.priors.values()), "priors")
+        noise_variance(rhos, self.convention)
+        if self.levels is not None:
+            object.__setattr__(self, "levels", int(self.levels))
+
+    @property
+    def n_levels(self) -> int:
+        """ℓ, the number of levels used."""
+        return len(self.rhos) if self.levels is None else int(self.levels)
+
+    @property
+    def used_rhos(self) -> np.ndarray:
+        """ρ of the ℓ levels used."""
+        return np.array(self.rhos[: self.n_levels])
+
+    @property
+    def used_known_counts(self) -> np.ndarray:
+        """``m_i`` of the ℓ levels used."""
+        return _known_counts(self.known_counts, len(self.rhos))[: self.n_levels]
+
+    @property
+    def truth(self) -> int:
+        """The data holder's true level-1 count ``x1`` (``m_1 + 1`` unless given)."""
+        first = int(self.used_known_counts[0])
+        return first + 1 if self.true_count is None else int(self.true_count)
+
+    def _prior(self, prior_label: str | None) -> float:
+        return float(self.priors[_prior_label(self.priors, prior_label)])
+
+    def _observed(self) -> np.ndarray:
+        if self.observed_releases is None:
+            raise ValueError(
+                "observed_releases: the case states no observed releases to condition on"
+            )
+        return np.array(self.observed_releases[: self.n_levels])
+
+    def model(self, prior_label: str | None = None):
+        """The PyMC model (:func:`model`) given the observed releases of the ℓ levels."""
+        return model(
+            self._observed(),
+            self._prior(prior_label),
+            self.used_rhos,
+            self.used_known_counts,
+            self.convention,
+        )
+
+    def posterior(self, prior_label: str | None = None) -> float:
+        """The adversary's posterior (S1.1) of the truth given the observed releases."""
+        return float(
+            posterior(
+                self._observed(),
+                self._prior(prior_label),
+                self.used_rhos,
+                self.used_known_counts,
+                self.true_count,
+                self.convention,
+            )
+        )
+
+    def marginal_measures(
+        self,
+        prior_label: str | None = None,
+        tail_mass: float = DEFAULT_TAIL_MASS,
+        grid_width: float = DEFAULT_GRID_WIDTH,
+    ) -> MarginalMeasures:
+        """(3.3), (3.4) and (3.6) with the posterior (S1.1), from :func:`marginals`.
+
+        ``omitted_mass`` is the release probability the sums leave out;
+        ``error_bound`` the larger of the marginal posterior's bound (grid plus
+        truncation) and the decision probability's (truncation, or the grid
+        bracket); the marginal risk's own bound and the rest are in
+        ``details``.
+        """
+        p = self._prior(prior_label)
+        result = marginals(
+            p,
+            self.used_rhos,
+            self.used_known_counts,
+            self.true_count,
+            self.convention,
+            tail_mass,
+            grid_width,
+        )
+        has_c = self.truth == int(self.used_known_counts[0]) + 1
+        return MarginalMeasures(
+            marginal_posterior=float(result.marginal_posterior),
+            marginal_risk=float(result.marginal_risk),
+            correct_decision_probability=float(result.correct_decision_probability),
+            prior_of_truth=p if has_c else 1.0 - p,
+            omitted_mass=float(result.omitted_mass),
+            error_bound=float(max(result.posterior_error_bound, result.decision_error_bound)),
+            details={
+                "levels": self.n_levels,
+                "posterior_error_bound": float(result.posterior_error_bound),
+                "risk_error_bound": float(result.risk_error_bound),
+                "decision_error_bound": float(result.decision_error_bound),
+                "decision_exact": bool(result.decision_exact),
+                "cutoffs": [int(k) for k in result.cutoffs],
+                "grid_width": float(result.grid_width),
+            },
+        )
+
+
+def _prior_label(priors: dict, label: str | None) -> str:
+    """``label`` checked against ``priors`` (default: the first)."""
+    if label is None:
+        return next(iter(priors))
+    if label not in priors:
+        raise ValueError(f"prior must be one of {', '.join(priors)}; got {label!r}")
+    return label

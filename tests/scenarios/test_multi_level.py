@@ -354,3 +354,129 @@ def test_mcmc_agrees_with_the_exact_posterior_within_4_mcse(releases, prior, kno
     mcse = float(indicator.std()) / np.sqrt(ess)
     exact = ml.posterior(releases, prior, rhos, known, convention=convention)
     assert abs(estimate - exact) <= 4 * mcse, (estimate, exact, mcse, ess)
+
+
+# --- the case class ----------------------------------------------------------------------
+
+CASE = ml.MultiLevelCase(
+    name="unique at six levels",
+    rhos=tuple(RHOS),
+    priors={"1/2": 1 / 2, "1/50": 1 / 50, "1/864": 1 / 864},
+    observed_releases=(2, 1, 0, 2, -1, 1),
+    level_names=ml.LEVELS_2020,
+)
+
+
+def test_case_is_a_risk_case_whose_measures_are_the_marginals():
+    from adversary.risk.measures import RiskCase
+
+    assert isinstance(CASE, RiskCase)
+    for label, p in CASE.priors.items():
+        measures = CASE.marginal_measures(label)
+        exact = ml.marginals(p, RHOS)
+        assert measures.marginal_posterior == exact.marginal_posterior
+        assert measures.marginal_risk == exact.marginal_risk
+        assert measures.correct_decision_probability == exact.correct_decision_probability
+        assert measures.prior_of_truth == p
+        assert measures.omitted_mass == exact.omitted_mass <= 1e-15
+        assert measures.error_bound == max(exact.posterior_error_bound, exact.decision_error_bound)
+        assert measures.details["risk_error_bound"] == exact.risk_error_bound
+        assert measures.details["cutoffs"] == list(exact.cutoffs)
+        assert measures.details["decision_exact"]
+    assert (
+        CASE.marginal_measures().marginal_posterior
+        == CASE.marginal_measures("1/2").marginal_posterior
+    )
+
+
+def test_sweeping_levels_is_the_figure1_curve():
+    import dataclasses
+
+    curve = ml.marginal_by_levels(list(CASE.priors.values()))
+    for n in (1, 3, 6):
+        case = dataclasses.replace(CASE, levels=n)
+        assert case.n_levels == n
+        np.testing.assert_array_equal(case.used_rhos, RHOS[:n])
+        for label, p in CASE.priors.items():
+            measures = case.marginal_measures(label)
+            row = curve.sel(levels=n, prior=p)
+            assert measures.marginal_risk == pytest.approx(float(row.marginal_risk), rel=1e-12)
+            assert measures.correct_decision_probability == pytest.approx(
+                float(row.correct_decision_probability), rel=1e-12
+            )
+
+
+def test_case_with_known_counts_and_the_truth_without_c():
+    case = ml.MultiLevelCase(
+        name="non-unique",
+        rhos=(0.3, 0.1, 0.2),
+        priors={"1/5": 0.2},
+        observed_releases=(3, 5, 2),
+        known_counts=(2, 3, 3),
+        true_count=2,
+        convention="das",
+    )
+    assert case.known_counts == (2, 3, 3)
+    assert case.truth == 2
+    measures = case.marginal_measures()
+    assert measures.prior_of_truth == pytest.approx(0.8)
+    exact = ml.marginals(0.2, [0.3, 0.1, 0.2], [2, 3, 3], 2, "das")
+    assert measures.marginal_posterior == exact.marginal_posterior
+    assert measures.marginal_risk == pytest.approx(measures.marginal_posterior / 0.8, rel=1e-15)
+    assert case.posterior() == ml.posterior(
+        [3, 5, 2], 0.2, [0.3, 0.1, 0.2], [2, 3, 3], true_count=2, convention="das"
+    )
+
+
+@pytest.mark.parametrize("levels", [None, 2])
+def test_case_model_enumerates_to_the_exact_posterior(levels):
+    import dataclasses
+
+    from adversary.inference import enumerate as enumerate_model
+    from adversary.inference import posterior_probability
+
+    case = dataclasses.replace(CASE, levels=levels)
+    n = 6 if levels is None else levels
+    exact = ml.posterior(CASE.observed_releases[:n], 1 / 50, RHOS[:n])
+    assert case.posterior("1/50") == exact
+    table = enumerate_model(case.model("1/50"))
+    assert table.omitted_mass == 0
+    assert table.joint.sizes == {"X1": 2}
+    assert posterior_probability(table, {"X1": 1}) == pytest.approx(exact, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("change", "name"),
+    [
+        ({"levels": 0}, "levels"),
+        ({"levels": 7}, "levels"),
+        ({"levels": 2.0}, "levels"),
+        ({"observed_releases": (1, 2)}, "observed_releases"),
+        ({"observed_releases": (1, 2, 3, 4, 5, 6.5)}, "observed_releases"),
+        ({"rhos": (0.1, 0.0)}, "rhos"),
+        ({"known_counts": (1, 0, 0, 0, 0, 0)}, "known_counts"),
+        ({"true_count": 3}, "true_count"),
+        ({"priors": {"bad": 1.0}}, "priors"),
+        ({"priors": {}}, "priors"),
+        ({"level_names": ("block",)}, "level_names"),
+        ({"convention": "other"}, "convention"),
+    ],
+)
+def test_bad_case_fields_name_the_field(change, name):
+    import dataclasses
+
+    with pytest.raises(ValueError, match=name):
+        dataclasses.replace(CASE, **change)
+
+
+def test_case_without_releases_has_measures_but_no_model():
+    import dataclasses
+
+    case = dataclasses.replace(CASE, observed_releases=None)
+    assert case.marginal_measures().marginal_risk == CASE.marginal_measures().marginal_risk
+    with pytest.raises(ValueError, match=r"^observed_releases"):
+        case.model()
+    with pytest.raises(ValueError, match=r"^observed_releases"):
+        case.posterior()
+    with pytest.raises(ValueError, match=r"^prior must be one of"):
+        CASE.marginal_measures("1/3")
