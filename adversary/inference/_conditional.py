@@ -74,6 +74,7 @@ class BatchedLogp:
         self.others = [v for v in model.value_vars if v not in self.value_vars]
         self.other_names = [v.name for v in self.others]
         self._dtypes = [v.dtype for v in self.value_vars]
+        self._other_dtypes = [v.dtype for v in self.others]
         self.fn = model.compile_fn(
             vectorised,
             inputs=[*self.batched, *self.others],
@@ -81,13 +82,21 @@ class BatchedLogp:
             on_unused_input="ignore",
             **(compile_kwargs or {}),
         )
+        # Inputs are converted to the exact dtypes below, so PyTensor's checks can be skipped.
+        self.fn.trust_input = True
 
     def __call__(self, candidates, point) -> list[np.ndarray]:
         args = [np.asarray(c, dtype=d) for c, d in zip(candidates, self._dtypes, strict=True)]
-        args += [point[name] for name in self.other_names]
+        args += [
+            np.asarray(point[name], dtype=d)
+            for name, d in zip(self.other_names, self._other_dtypes, strict=True)
+        ]
         n = len(args[0])
-        out = self.fn(*args)
-        return [np.broadcast_to(np.asarray(o, dtype=np.float64), (n,)) for o in out]
+        out = []
+        for o in self.fn(*args):
+            o = np.asarray(o, dtype=np.float64)
+            out.append(o if o.shape == (n,) else np.broadcast_to(o, (n,)))
+        return out
 
 
 class BoundsFunction:
@@ -106,11 +115,13 @@ class BoundsFunction:
         self.shape_graph = rv.shape
         self.has_lower, self.has_upper = lower is not None, upper is not None
         graphs = [g for g in (lower, upper) if g is not None]
-        self.others = [v for v in model.value_vars if v is not value_var]
-        self.other_names = [v.name for v in self.others]
         self.fn = None
+        self._constant = None
         if graphs:
             graphs = model.replace_rvs_by_values(graphs)
+            needed = set(ancestors(graphs))
+            self.others = [v for v in model.value_vars if v is not value_var and v in needed]
+            self.other_names = [v.name for v in self.others]
             self.fn = model.compile_fn(
                 graphs,
                 inputs=self.others,
@@ -118,18 +129,35 @@ class BoundsFunction:
                 on_unused_input="ignore",
                 **(compile_kwargs or {}),
             )
+            self.fn.trust_input = True
+            self._other_dtypes = [v.dtype for v in self.others]
+            if not self.others:  # bounds that depend on no other variable: evaluate once
+                self._constant = list(self.fn())
 
     @property
     def bounded(self) -> bool:
         return self.has_lower and self.has_upper
 
     def __call__(self, point, shape) -> tuple[np.ndarray, np.ndarray]:
-        values = [] if self.fn is None else list(self.fn(*[point[n] for n in self.other_names]))
+        if self.fn is None:
+            values = []
+        elif self._constant is not None:
+            values = list(self._constant)
+        else:
+            values = list(
+                self.fn(
+                    *[
+                        np.asarray(point[n], dtype=d)
+                        for n, d in zip(self.other_names, self._other_dtypes, strict=True)
+                    ]
+                )
+            )
         lower = values.pop(0) if self.has_lower else self.LOW
         upper = values.pop(0) if self.has_upper else self.HIGH
+        lower, upper = np.asarray(lower, dtype=np.int64), np.asarray(upper, dtype=np.int64)
         return (
-            np.broadcast_to(np.asarray(lower, dtype=np.int64), shape),
-            np.broadcast_to(np.asarray(upper, dtype=np.int64), shape),
+            lower if lower.shape == shape else np.broadcast_to(lower, shape),
+            upper if upper.shape == shape else np.broadcast_to(upper, shape),
         )
 
 
@@ -138,11 +166,14 @@ def draw_index(log_weights: np.ndarray, rng: np.random.Generator) -> int:
 
     Raises ``FloatingPointError`` if a weight is NaN or all weights are zero.
     """
-    top = np.max(log_weights)
-    if np.isnan(top) or np.any(np.isnan(log_weights)):
-        raise FloatingPointError("log-p is NaN for a candidate value")
+    top = log_weights.max()
     if not np.isfinite(top):
+        if np.isnan(top):
+            raise FloatingPointError("log-p is NaN for a candidate value")
         raise FloatingPointError("every candidate value has log-p -inf (or +inf)")
     cumulative = np.cumsum(np.exp(log_weights - top))
-    u = rng.random() * cumulative[-1]
+    total = cumulative[-1]
+    if np.isnan(total):  # a NaN below the maximum
+        raise FloatingPointError("log-p is NaN for a candidate value")
+    u = rng.random() * total
     return min(int(np.searchsorted(cumulative, u, side="right")), len(log_weights) - 1)
