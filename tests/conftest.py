@@ -3,7 +3,38 @@
 import os
 from pathlib import Path
 
+import pytest
+
 _BUILD = Path(__file__).resolve().parent.parent / "build"
 os.environ.setdefault("PYTENSOR_FLAGS", f"base_compiledir={_BUILD / 'pytensor'}")
 os.environ.setdefault("MPLCONFIGDIR", str(_BUILD / "matplotlib"))
 os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+@pytest.fixture(scope="session")
+def assert_within_mcse():
+    """Check a sampled posterior probability against its exact value.
+
+    ``check(tree, event, exact, n_se=4)``: the Monte Carlo estimate of
+    ``P[event]`` from a sampled DataTree lies within ``n_se`` standard errors of
+    ``exact``, the standard error being ``sqrt(exact (1 - exact) / ESS)`` with
+    the ESS of the event's indicator from ArviZ. Returns ``(estimate, ess)``.
+    """
+    import arviz as az
+    import numpy as np
+
+    from adversary.inference import event_indicator
+
+    def check(tree, event, exact, n_se=4.0, min_ess=200):
+        indicator = event_indicator(tree, event)
+        estimate = float(indicator.mean())
+        if exact in (0.0, 1.0):
+            assert estimate == exact
+            return estimate, float("nan")
+        ess = float(az.ess(indicator))
+        assert ess >= min_ess, f"ESS {ess:.0f} too small to test against"
+        mcse = np.sqrt(exact * (1 - exact) / ess)
+        assert abs(estimate - exact) <= n_se * mcse, (estimate, exact, mcse, ess)
+        return estimate, ess
+
+    return check
