@@ -38,6 +38,16 @@ posterior (S6.8) ``M = Σ_j π(j) L_T(j)`` has ``∂M/∂L_T(j) ∈ [0, 1]`` and
 ``omitted_mass / p_T`` of the exact one and the marginal risk within
 ``omitted_mass / p_T²``.
 
+The data holder's measures. :func:`marginals` gives the marginal posterior
+(S6.8), the marginal risk and the probability that the adversary's Bayes
+decision from ``x̃1`` (:func:`decision`) is right, each with an error bound;
+:class:`PostProcessingCase` is a concrete case (the
+:class:`~adversary.risk.measures.RiskCase` interface); :func:`marginal_by_x2_tilde`
+and :func:`marginal_by_rho` are Figure 6's two panels. The decision
+probability is not monotone in ``x̃2``: it swings with the fractional part of
+``(x̃2 - x2)/(d + 1)`` (at ρ1 ≈ 0.0992, p = 1/2, d = 27: 0.593, 0.647, 0.537,
+0.510 for x̃2 = 1, 10, 20, 100, against 0.589 from ``x1*`` alone).
+
 "Without post-processing". The paper's Figure 6 compares (S6.8) with "the
 marginal disclosure risk without post-processing". Two quantities fit that
 phrase: the single-block marginal risk (3.4) of an adversary who sees only
@@ -66,20 +76,30 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import xarray as xr
 from scipy import special
 
 from .._validation import as_counts, as_integers, as_positive, as_probability
 from ..noise import discrete_gaussian, noise_variance
 from ..noise.finite_pmf import FinitePmf
 from ..noise.sums import sum_of_discrete_gaussians
+from ..risk.measures import MarginalMeasures
 from ..risk.releases import DEFAULT_TAIL_MASS
+from . import single_block
 
 __all__ = [
+    "PostProcessedMarginals",
     "PostProcessedReleases",
+    "PostProcessingCase",
     "combined_noise",
+    "correct_decision_probability",
+    "decision",
     "likelihood",
+    "marginal_by_rho",
+    "marginal_by_x2_tilde",
     "marginal_posterior",
     "marginal_risk",
+    "marginals",
     "model",
     "post_process",
     "post_process_graph",
@@ -225,17 +245,15 @@ def _validated_scenario(d, x2, x2_tilde, known_count):
     return d, x2, x2_tilde, known
 
 
-def _table_for_sigma2(sigma2, d, x2, x2_tilde, known, exact_sum, tail_mass):
-    """Rows ``k = m, m+1`` of ``P[X̃1 = j | X1 = k]`` for one σ², and the omitted mass."""
-    noise = combined_noise(d, sigma2, exact_sum, tail_mass)
+def _rows_from_noise(noise: FinitePmf, d, x2, x2_tilde, known) -> np.ndarray:
+    """Rows ``k = m, m+1`` of ``P[X̃1 = j | X1 = k]`` from the table of ``V``."""
     counts = np.array([known, known + 1], dtype=np.int64)[:, None]
     # N = d x1* - y1* + x̃2 = (d + 1) k - x2 + x̃2 + V.
     numerator = (d + 1) * counts + (x2_tilde - x2) + noise.support[None, :]
     released = _rounded_share(numerator, d, x2_tilde)
-    rows = np.stack(
+    return np.stack(
         [np.bincount(row, weights=noise.probabilities, minlength=x2_tilde + 1) for row in released]
     )
-    return rows, noise.omitted_mass
 
 
 def release_table(
@@ -275,15 +293,25 @@ def release_table(
         Bound on the noise probability the tables may leave out.
     """
     d, x2, x2_tilde, known = _validated_scenario(d, x2, x2_tilde, known_count)
+    (table,) = _release_tables(rho, d, x2, [x2_tilde], known, convention, exact_sum, tail_mass)
+    return table
+
+
+def _release_tables(rho, d, x2, x2_tildes, known, convention, exact_sum, tail_mass):
+    """:func:`release_table` for each of ``x2_tildes`` (validated), one noise table per σ²."""
     sigma2 = np.asarray(noise_variance(rho, convention))
-    probabilities = np.empty((*sigma2.shape, 2, x2_tilde + 1))
+    probabilities = [np.empty((*sigma2.shape, 2, x + 1)) for x in x2_tildes]
     omitted = np.empty(sigma2.shape)
     for value in np.unique(sigma2):
         at = sigma2 == value
-        rows, lost = _table_for_sigma2(value, d, x2, x2_tilde, known, exact_sum, tail_mass)
-        probabilities[at] = rows
-        omitted[at] = lost
-    return PostProcessedReleases(known, x2_tilde, probabilities, omitted)
+        noise = combined_noise(d, value, exact_sum, tail_mass)
+        omitted[at] = noise.omitted_mass
+        for table, x2_tilde in zip(probabilities, x2_tildes, strict=True):
+            table[at] = _rows_from_noise(noise, d, x2, x2_tilde, known)
+    return [
+        PostProcessedReleases(known, int(x), table, omitted.copy())
+        for x, table in zip(x2_tildes, probabilities, strict=True)
+    ]
 
 
 def _released_value(x1_tilde, x2_tilde: int) -> np.ndarray:
@@ -455,6 +483,121 @@ def risk(
     return value / np.where(truth == known + 1, prior, 1.0 - prior)
 
 
+@dataclass(frozen=True)
+class PostProcessedMarginals:
+    """The data holder's measures of the S6 attack for a truth, with their error bounds.
+
+    Arrays have the broadcast shape of ``prior``, ``rho`` and ``true_count``.
+
+    Attributes
+    ----------
+    marginal_posterior, marginal_risk, correct_decision_probability
+        (S6.8), its ratio to the prior of the truth (as (3.4)), and the
+        probability that the Bayes decision (:func:`decision`) from ``x̃1`` is
+        right (as (3.6)).
+    posterior_error_bound, risk_error_bound
+        ``omitted_mass / p_T`` and ``omitted_mass / p_T²`` (module docstring).
+    decision_error_bound
+        ``omitted_mass`` plus the probability, under the truth, of the
+        releases whose decision the truncation could flip (see :func:`marginals`).
+    omitted_mass
+        Bound on the noise probability the tables leave out (per ``rho``).
+    """
+
+    marginal_posterior: np.ndarray
+    marginal_risk: np.ndarray
+    correct_decision_probability: np.ndarray
+    posterior_error_bound: np.ndarray
+    risk_error_bound: np.ndarray
+    decision_error_bound: np.ndarray
+    omitted_mass: np.ndarray
+
+
+def _table_marginals(table: PostProcessedReleases, prior, truth) -> PostProcessedMarginals:
+    """:class:`PostProcessedMarginals` from a release table, broadcasting prior and truth."""
+    known, width = table.known_count, table.x2_tilde + 1
+    rho_index = np.arange(table.omitted_mass.size).reshape(table.omitted_mass.shape)
+    prior, rho_index, truth = np.broadcast_arrays(prior, rho_index, truth)
+    rows = table.log_probabilities.reshape(-1, 2, width)[rho_index]  # (..., 2, J)
+    omitted = table.omitted_mass.reshape(-1)[rho_index]
+    has_c = truth == known + 1
+    log_truth = np.where(has_c[..., None], rows[..., 1, :], rows[..., 0, :])
+    log_other = np.where(has_c[..., None], rows[..., 0, :], rows[..., 1, :])
+    prior_of_truth = np.where(has_c, prior, 1.0 - prior)
+    of_truth = _posterior_of_truth(prior_of_truth[..., None], log_truth, log_other)
+    truth_rows = np.exp(log_truth)
+    posterior = np.sum(of_truth * truth_rows, axis=-1)
+
+    # The Bayes decision at each x̃1: m + 1 iff Δ = p L1 - (1 - p) L0 ≥ 0 (ties up).
+    with_c, without_c = np.exp(rows[..., 1, :]), np.exp(rows[..., 0, :])
+    p1, p0 = prior[..., None], 1.0 - prior[..., None]
+    difference = p1 * with_c - p0 * without_c
+    decides_c = difference >= 0.0
+    correct = np.where(has_c[..., None], decides_c, ~decides_c)
+    decision = np.sum(np.where(correct, truth_rows, 0.0), axis=-1)
+    # Each computed L underestimates the exact one by e ∈ [0, ω] (ω = omitted mass), so
+    # the exact Δ lies in [Δ - p0 ω, Δ + p1 ω]; outside that bracket's sign change the
+    # decision is certain. Certain releases err by their e_T (≤ ω in total); uncertain
+    # ones may flip, costing at most their probability under the truth.
+    w = omitted[..., None]
+    certain = (difference - p0 * w >= 0.0) | (difference + p1 * w < 0.0)
+    decision_bound = omitted + np.sum(np.where(certain, 0.0, truth_rows), axis=-1)
+    return PostProcessedMarginals(
+        marginal_posterior=posterior,
+        marginal_risk=posterior / prior_of_truth,
+        correct_decision_probability=decision,
+        posterior_error_bound=omitted / prior_of_truth,
+        risk_error_bound=omitted / prior_of_truth**2,
+        decision_error_bound=decision_bound,
+        omitted_mass=omitted,
+    )
+
+
+def marginals(
+    prior,
+    rho,
+    *,
+    d,
+    x2,
+    x2_tilde,
+    known_count=0,
+    true_count=None,
+    convention="paper",
+    exact_sum: bool = False,
+    tail_mass: float = DEFAULT_TAIL_MASS,
+) -> PostProcessedMarginals:
+    """Marginal posterior (S6.8), marginal risk and correct-decision probability, with bounds.
+
+    Sums over every post-processed release ``x̃1 ∈ {0 … x̃2}`` with its
+    probability under the truth from :func:`release_table`. The Bayes decision
+    at ``x̃1`` is ``m + 1`` iff ``p L1 ≥ (1 - p) L0`` (:func:`decision`).
+    Error bounds: the marginal posterior is within ``omitted_mass / p_T`` and
+    the risk within ``omitted_mass / p_T²`` (module docstring). For the decision
+    probability, the computed likelihoods each fall short of the exact ones by
+    at most ``ω = omitted_mass``, so the exact ``Δ = p L1 - (1-p) L0`` lies in
+    ``[Δ̂ - (1-p)ω, Δ̂ + pω]``; releases where that bracket holds 0 might be
+    decided the other way, and the bound is ``ω`` plus their probability
+    under the truth (in practice none: the bound is ``ω``; a degenerate tie
+    such as ``x̃2 = 0`` with ``p = 1/2`` is reported with a bound near 1).
+    Broadcasts ``prior``, ``rho`` and ``true_count``; other arguments as
+    :func:`release_table`.
+    """
+    d, x2, x2_tilde, known = _validated_scenario(d, x2, x2_tilde, known_count)
+    prior = as_probability(prior, "prior")
+    truth = _true_count(known, true_count)
+    table = release_table(
+        rho,
+        d=d,
+        x2=x2,
+        x2_tilde=x2_tilde,
+        known_count=known,
+        convention=convention,
+        exact_sum=exact_sum,
+        tail_mass=tail_mass,
+    )
+    return _table_marginals(table, prior, truth)
+
+
 def marginal_posterior(
     prior,
     rho,
@@ -473,30 +616,20 @@ def marginal_posterior(
     ``Σ_{x̃1=0}^{x̃2} P[X1 = x1 | x̃1, x̃2] P[X̃1 = x̃1 | X1 = x1, x̃2]`` — the analogue
     of (3.3). Within ``omitted_mass / p_T`` of the exact value (module
     docstring; ``p_T`` is the prior of the truth). Broadcasts ``prior``,
-    ``rho`` and ``true_count``.
+    ``rho`` and ``true_count``. See :func:`marginals` for all measures at once.
     """
-    d, x2, x2_tilde, known = _validated_scenario(d, x2, x2_tilde, known_count)
-    prior = as_probability(prior, "prior")
-    truth = _true_count(known, true_count)
-    table = release_table(
+    return marginals(
+        prior,
         rho,
         d=d,
         x2=x2,
         x2_tilde=x2_tilde,
-        known_count=known,
+        known_count=known_count,
+        true_count=true_count,
         convention=convention,
         exact_sum=exact_sum,
         tail_mass=tail_mass,
-    )
-    rho_index = np.arange(table.omitted_mass.size).reshape(table.omitted_mass.shape)
-    prior, rho_index, truth = np.broadcast_arrays(prior, rho_index, truth)
-    rows = table.log_probabilities.reshape(-1, 2, x2_tilde + 1)[rho_index]  # (..., 2, J)
-    has_c = (truth == known + 1)[..., None]
-    log_truth = np.where(has_c, rows[..., 1, :], rows[..., 0, :])
-    log_other = np.where(has_c, rows[..., 0, :], rows[..., 1, :])
-    prior_of_truth = np.where(has_c, prior[..., None], 1.0 - prior[..., None])
-    of_truth = _posterior_of_truth(prior_of_truth, log_truth, log_other)
-    return np.sum(of_truth * np.exp(log_truth), axis=-1)
+    ).marginal_posterior
 
 
 def marginal_risk(
@@ -517,22 +650,86 @@ def marginal_risk(
     The quantity of the paper's Figure 6 (there ``p = 1/2``, ``x2 = 1``,
     ``m = 0``). Within ``omitted_mass / p_T²`` of the exact value.
     """
-    prior = as_probability(prior, "prior")
-    known = _scalar_count(known_count, "known_count")
-    truth = _true_count(known, true_count)
-    value = marginal_posterior(
+    return marginals(
         prior,
         rho,
         d=d,
         x2=x2,
         x2_tilde=x2_tilde,
-        known_count=known,
+        known_count=known_count,
         true_count=true_count,
         convention=convention,
         exact_sum=exact_sum,
         tail_mass=tail_mass,
+    ).marginal_risk
+
+
+def decision(
+    x1_tilde,
+    prior,
+    rho,
+    *,
+    d,
+    x2,
+    x2_tilde,
+    known_count=0,
+    convention="paper",
+    exact_sum: bool = False,
+    tail_mass: float = DEFAULT_TAIL_MASS,
+) -> np.ndarray:
+    """The Bayes estimate of ``X1`` under 0-1 loss from ``x̃1``, as (3.5) with (S6.7).
+
+    ``m + 1`` where ``p L1 ≥ (1 - p) L0`` (its posterior is at least 1/2; ties
+    go to ``m + 1`` as in :func:`.single_block.decision`), else ``m``, with
+    ``Lk = P[X̃1 = x̃1 | X1 = k, x̃2]``. Broadcasts ``x1_tilde``, ``prior`` and ``rho``.
+    """
+    d, x2, x2_tilde, known = _validated_scenario(d, x2, x2_tilde, known_count)
+    x1_tilde = _released_value(x1_tilde, x2_tilde)
+    prior = as_probability(prior, "prior")
+    common = dict(
+        d=d,
+        x2=x2,
+        x2_tilde=x2_tilde,
+        known_count=known,
+        convention=convention,
+        exact_sum=exact_sum,
+        tail_mass=tail_mass,
     )
-    return value / np.where(truth == known + 1, prior, 1.0 - prior)
+    with_c = likelihood(x1_tilde, known + 1, rho, **common)
+    without_c = likelihood(x1_tilde, known, rho, **common)
+    return known + (prior * with_c - (1.0 - prior) * without_c >= 0.0).astype(np.int64)
+
+
+def correct_decision_probability(
+    prior,
+    rho,
+    *,
+    d,
+    x2,
+    x2_tilde,
+    known_count=0,
+    true_count=None,
+    convention="paper",
+    exact_sum: bool = False,
+    tail_mass: float = DEFAULT_TAIL_MASS,
+) -> np.ndarray:
+    """Probability that the Bayes decision (:func:`decision`) from ``x̃1`` is right, as (3.6).
+
+    ``Σ_{x̃1} P[X̃1 = x̃1 | X1 = x1, x̃2] 1[decision(x̃1) = x1]``; its error bound
+    is in :func:`marginals`.
+    """
+    return marginals(
+        prior,
+        rho,
+        d=d,
+        x2=x2,
+        x2_tilde=x2_tilde,
+        known_count=known_count,
+        true_count=true_count,
+        convention=convention,
+        exact_sum=exact_sum,
+        tail_mass=tail_mass,
+    ).correct_decision_probability
 
 
 # --- the same adversary seeing the noisy counts themselves --------------------------------
@@ -719,3 +916,318 @@ def model(
             pt.switch(pt.eq(released, np.int64(x1_tilde)), np.float64(0.0), np.float64(-np.inf)),
         )
     return attack
+
+
+# --- S6's Figure 6 curves -----------------------------------------------------------------
+
+
+def _block_rho() -> float:
+    """ρ1 ≈ 0.0992 of Figure 6: the 2020 persons file's block-level detailed query."""
+    from ..budget import get_preset
+
+    return float(get_preset().rho("block", "detailed"))
+
+
+def _one_d(values, name: str, check) -> np.ndarray:
+    array = check(values, name)
+    if array.ndim > 1:
+        raise ValueError(f"{name} must be a number or a 1-d sequence, got shape {array.shape}")
+    return np.atleast_1d(array)
+
+
+_MEASURE_NAMES = (
+    "marginal_posterior",
+    "marginal_risk",
+    "correct_decision_probability",
+    "posterior_error_bound",
+    "risk_error_bound",
+    "decision_error_bound",
+    "omitted_mass",
+)
+
+
+def _curve(rho, priors, x2_tildes, d, x2, known, true_count, convention, exact_sum, tail_mass):
+    """Measures over ``(x2_tilde, *rho.shape, prior)``; comparisons over ``(*rho.shape, prior)``."""
+    truth = _true_count(known, true_count)
+    rho = np.asarray(rho)[..., None]  # broadcast against the prior axis
+    tables = _release_tables(rho, d, x2, x2_tildes, known, convention, exact_sum, tail_mass)
+    results = [_table_marginals(table, priors, truth) for table in tables]
+    measures = {name: np.stack([getattr(r, name) for r in results]) for name in _MEASURE_NAMES}
+    common = dict(known_count=known, true_count=true_count, convention=convention)
+    alongside = {
+        "unprocessed_marginal_risk": unprocessed_marginal_risk(
+            priors, rho, d=d, x2=x2, exact_sum=exact_sum, tail_mass=tail_mass, **common
+        ),
+        "single_block_marginal_risk": single_block.marginal_risk(
+            priors, rho, tail_mass=tail_mass, **common
+        ),
+        "single_block_correct_decision_probability": single_block.correct_decision_probability(
+            priors, rho, **common
+        ),
+    }
+    return measures, {
+        k: np.broadcast_to(v, results[0].omitted_mass.shape) for k, v in alongside.items()
+    }
+
+
+def _attrs(d, x2, known, true_count, convention, exact_sum, tail_mass) -> dict:
+    return {
+        "d": d,
+        "x2": x2,
+        "known_count": known,
+        "true_count": int(_true_count(known, true_count)),
+        "convention": str(convention),
+        "exact_sum": int(bool(exact_sum)),
+        "tail_mass": float(tail_mass),
+        "source": "Kazan & Reiter (2023), supplement S6, (S6.8) and Figure 6",
+    }
+
+
+def marginal_by_x2_tilde(
+    x2_tildes=None,
+    *,
+    prior=0.5,
+    rho=None,
+    d: int = 27,
+    x2: int = 1,
+    known_count: int = 0,
+    true_count=None,
+    convention="paper",
+    exact_sum: bool = False,
+    tail_mass: float = DEFAULT_TAIL_MASS,
+) -> xr.Dataset:
+    """S6's Figure 6, left panel: the measures with post-processing against ``x̃2``.
+
+    ``x2_tildes`` default ``1 … 100``; ``rho`` default the 2020 block-level
+    detailed query's ρ1 ≈ 0.0992 (the paper's convention); ``prior`` a number
+    or 1-d sequence of p (default 1/2, as S6); ``d = 27`` (S6 does not state
+    d; the case study's), ``x2 = 1`` known, ``m = 0``, truth ``x1 = m + 1``.
+
+    Returns a Dataset over ``(x2_tilde, prior)`` with the measures of
+    :class:`PostProcessedMarginals` and, over ``prior`` alone, the two
+    comparisons: ``unprocessed_marginal_risk`` (the same adversary seeing
+    ``x1*`` and ``y1*``; the bound, :func:`unprocessed_marginal_risk`) and
+    ``single_block_marginal_risk`` / ``single_block_correct_decision_probability``
+    (an adversary seeing only ``x1*``, (3.4) and (3.6); not a bound, see the
+    module docstring).
+    """
+    d, x2, _, known = _validated_scenario(d, x2, 0, known_count)
+    x2_tildes = (
+        np.arange(1, 101) if x2_tildes is None else _one_d(x2_tildes, "x2_tildes", as_counts)
+    )
+    x2_tildes = [_scalar_count(x, "x2_tildes") for x in x2_tildes]
+    rho = _block_rho() if rho is None else rho
+    if np.ndim(rho) != 0:
+        raise ValueError(f"rho must be a single number here, got {rho!r}")
+    noise_variance(rho, convention)
+    priors = _one_d(prior, "prior", as_probability)
+    measures, alongside = _curve(
+        np.float64(rho),
+        priors,
+        x2_tildes,
+        d,
+        x2,
+        known,
+        true_count,
+        convention,
+        exact_sum,
+        tail_mass,
+    )
+    data = {name: (("x2_tilde", "prior"), value) for name, value in measures.items()}
+    data.update({name: (("prior",), value) for name, value in alongside.items()})
+    coords = {"x2_tilde": x2_tildes, "prior": priors, "rho": float(rho)}
+    return xr.Dataset(
+        data,
+        coords=coords,
+        attrs=_attrs(d, x2, known, true_count, convention, exact_sum, tail_mass),
+    )
+
+
+def marginal_by_rho(
+    rhos=None,
+    *,
+    x2_tildes=(1, 10, 100),
+    prior=0.5,
+    d: int = 27,
+    x2: int = 1,
+    known_count: int = 0,
+    true_count=None,
+    convention="paper",
+    exact_sum: bool = False,
+    tail_mass: float = DEFAULT_TAIL_MASS,
+) -> xr.Dataset:
+    """S6's Figure 6, right panel: the measures with post-processing against ρ1, per ``x̃2``.
+
+    ``rhos`` default 41 values log-spaced from 0.01 to 1; ``x2_tildes`` default
+    ``(1, 10, 100)`` as the figure; other arguments as :func:`marginal_by_x2_tilde`.
+    Returns a Dataset over ``(x2_tilde, rho, prior)`` with the measures of
+    :class:`PostProcessedMarginals` and, over ``(rho, prior)``, the
+    comparisons ``unprocessed_marginal_risk``, ``single_block_marginal_risk``
+    and ``single_block_correct_decision_probability``. Attribute
+    ``reference_rho`` is the figure's dashed line, ρ1 ≈ 0.0992.
+    """
+    d, x2, _, known = _validated_scenario(d, x2, 0, known_count)
+    rhos = np.geomspace(0.01, 1.0, 41) if rhos is None else _one_d(rhos, "rhos", as_positive)
+    x2_tildes = [_scalar_count(x, "x2_tildes") for x in _one_d(x2_tildes, "x2_tildes", as_counts)]
+    noise_variance(rhos, convention)
+    priors = _one_d(prior, "prior", as_probability)
+    measures, alongside = _curve(
+        rhos, priors, x2_tildes, d, x2, known, true_count, convention, exact_sum, tail_mass
+    )
+    data = {name: (("x2_tilde", "rho", "prior"), value) for name, value in measures.items()}
+    data.update({name: (("rho", "prior"), value) for name, value in alongside.items()})
+    coords = {"x2_tilde": x2_tildes, "rho": rhos, "prior": priors}
+    attrs = _attrs(d, x2, known, true_count, convention, exact_sum, tail_mass)
+    attrs["reference_rho"] = _block_rho()
+    return xr.Dataset(data, coords=coords, attrs=attrs)
+
+
+# --- a concrete case ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PostProcessingCase:
+    """A concrete S6 attack: the post-processed release seen, priors held, and the truth.
+
+    Implements :class:`~adversary.risk.measures.RiskCase`. ``rho`` is the
+    block counts' ρ (``convention`` gives σ²); ``d`` the other blocks of the
+    block group; ``x2`` the block-group count the adversary knows; ``x2_tilde``
+    the post-processed block-group count; ``priors`` maps a label to
+    ``p = P[X1 = m + 1]``; ``true_count`` is the data holder's ``x1``
+    (default ``m + 1``); ``exact_sum`` the noise model of ``y1*`` (the
+    approximation (3.7) by default). ``observed_x1_tilde`` is the
+    post-processed block count :meth:`model` and :meth:`posterior` condition
+    on (``None``: none stated). It must lie in ``0 … x̃2``; that is checked
+    where it is used, so a sweep of ``x2_tilde`` over a case works for the
+    marginal measures, which do not depend on it.
+    """
+
+    name: str
+    rho: float
+    priors: dict[str, float]
+    d: int
+    x2: int
+    x2_tilde: int
+    observed_x1_tilde: int | None = None
+    known_count: int = 0
+    true_count: int | None = None
+    convention: str = "paper"
+    exact_sum: bool = False
+    description: str = ""
+
+    def __post_init__(self):
+        _validated_scenario(self.d, self.x2, self.x2_tilde, self.known_count)
+        _true_count(int(self.known_count), self.true_count)
+        if np.ndim(self.rho) != 0:
+            raise ValueError(f"rho must be a single number, got {self.rho!r}")
+        noise_variance(self.rho, self.convention)
+        if not self.priors:
+            raise ValueError("priors must map at least one label to a prior probability")
+        as_probability(list(self.priors.values()), "priors")
+        if self.observed_x1_tilde is not None:
+            _scalar_count(self.observed_x1_tilde, "observed_x1_tilde")
+
+    @property
+    def truth(self) -> int:
+        """The data holder's true block count ``x1`` (``m + 1`` unless given)."""
+        return int(_true_count(int(self.known_count), self.true_count))
+
+    def _prior(self, prior_label: str | None) -> float:
+        return float(self.priors[single_block._prior_label(self.priors, prior_label)])
+
+    def _scenario(self) -> dict:
+        return {
+            "d": self.d,
+            "x2": self.x2,
+            "x2_tilde": self.x2_tilde,
+            "known_count": self.known_count,
+            "convention": self.convention,
+        }
+
+    def _observed(self) -> int:
+        if self.observed_x1_tilde is None:
+            raise ValueError(
+                "observed_x1_tilde: the case states no post-processed release to condition on"
+            )
+        value = int(self.observed_x1_tilde)
+        if value > self.x2_tilde:
+            raise ValueError(
+                f"observed_x1_tilde must lie in 0..x2_tilde (= {self.x2_tilde}), got {value}"
+            )
+        return value
+
+    def model(self, prior_label: str | None = None):
+        """The PyMC model (:func:`model`) given ``observed_x1_tilde``, under one prior.
+
+        Only the approximation (3.7) is modelled: a case with ``exact_sum`` set
+        raises. Enumerating it needs stated ranges for the noisy counts
+        (:meth:`enumeration_ranges`).
+        """
+        if self.exact_sum:
+            raise ValueError(
+                "exact_sum: the PyMC model uses the approximation (3.7) only; use the exact "
+                "functions (posterior, marginal_measures) for the exact sum"
+            )
+        return model(self._observed(), self._prior(prior_label), self.rho, **self._scenario())
+
+    def enumeration_ranges(self, sds: float = 12.0) -> dict[str, tuple[int, int]]:
+        """Ranges of the model's ``x1_star`` and ``y1_star`` for
+        :func:`adversary.inference.enumerate`: ``sds`` standard deviations beyond
+        both hypotheses' centres (12 leave out less than ``e^{-70}`` of each noise).
+        """
+        sigma = float(np.sqrt(noise_variance(self.rho, self.convention)))
+        a = int(sds * sigma) + 2
+        b = int(sds * sigma * np.sqrt(self.d)) + 2
+        m = int(self.known_count)
+        return {
+            "x1_star": (m - a, m + 1 + a),
+            "y1_star": (self.x2 - m - 1 - b, self.x2 - m + b),
+        }
+
+    def posterior(self, prior_label: str | None = None) -> float:
+        """The adversary's posterior (S6.7) of the truth given ``observed_x1_tilde``."""
+        return float(
+            posterior(
+                self._observed(),
+                self._prior(prior_label),
+                self.rho,
+                true_count=self.true_count,
+                exact_sum=self.exact_sum,
+                **self._scenario(),
+            )
+        )
+
+    def marginal_measures(
+        self, prior_label: str | None = None, tail_mass: float = DEFAULT_TAIL_MASS
+    ) -> MarginalMeasures:
+        """(S6.8), its risk and the correct-decision probability, from :func:`marginals`.
+
+        ``omitted_mass`` bounds the noise probability the tables leave out;
+        ``error_bound`` is the larger of the marginal posterior's and the
+        decision probability's bounds; the risk's bound and the rest are in
+        ``details``.
+        """
+        p = self._prior(prior_label)
+        result = marginals(
+            p,
+            self.rho,
+            true_count=self.true_count,
+            exact_sum=self.exact_sum,
+            tail_mass=tail_mass,
+            **self._scenario(),
+        )
+        return MarginalMeasures(
+            marginal_posterior=float(result.marginal_posterior),
+            marginal_risk=float(result.marginal_risk),
+            correct_decision_probability=float(result.correct_decision_probability),
+            prior_of_truth=p if self.truth == int(self.known_count) + 1 else 1.0 - p,
+            omitted_mass=float(result.omitted_mass),
+            error_bound=float(max(result.posterior_error_bound, result.decision_error_bound)),
+            details={
+                "posterior_error_bound": float(result.posterior_error_bound),
+                "risk_error_bound": float(result.risk_error_bound),
+                "decision_error_bound": float(result.decision_error_bound),
+                "x2_tilde": int(self.x2_tilde),
+                "exact_sum": bool(self.exact_sum),
+            },
+        )

@@ -471,3 +471,220 @@ def test_mcmc_agrees_with_the_exact_posterior_within_four_standard_errors(x1_til
     exact = float(pp.posterior(x1_tilde, 0.5, BLOCK_RHO, x2_tilde=x2_tilde, **S6))
     assert ess > 500
     assert abs(estimate - exact) < 4 * mcse
+
+
+# --- the decision and all marginal measures at once ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("p", "rho", "d", "x2", "x2_tilde", "known", "truth", "exact_sum", "convention"),
+    POSTERIOR_CASES,
+)
+def test_decision_and_its_probability_match_the_double_sum(
+    p, rho, d, x2, x2_tilde, known, truth, exact_sum, convention
+):
+    rows = _brute_force_table(rho, d, x2, x2_tilde, known, exact_sum, convention)
+    decides_c = p * rows[1] >= (1 - p) * rows[0]
+    expected_decision = known + decides_c.astype(int)
+    truth_row = rows[1] if truth == known + 1 else rows[0]
+    expected = np.sum(truth_row[expected_decision == truth])
+    args = dict(d=d, x2=x2, x2_tilde=x2_tilde, known_count=known, convention=convention)
+    j = np.arange(x2_tilde + 1)
+    # Where the two hypotheses are nearly tied the truncation could swap them: skip those.
+    clear = np.abs(p * rows[1] - (1 - p) * rows[0]) > 1e-12
+    np.testing.assert_array_equal(
+        pp.decision(j, p, rho, exact_sum=exact_sum, **args)[clear], expected_decision[clear]
+    )
+    result = pp.marginals(p, rho, true_count=truth, exact_sum=exact_sum, **args)
+    assert float(result.correct_decision_probability) == pytest.approx(expected, abs=1e-13)
+    assert float(result.decision_error_bound) >= float(result.omitted_mass)
+    assert (
+        abs(float(result.correct_decision_probability) - expected)
+        <= float(result.decision_error_bound) + 1e-14
+    )
+    assert pp.correct_decision_probability(
+        p, rho, true_count=truth, exact_sum=exact_sum, **args
+    ) == pytest.approx(expected, abs=1e-13)
+    prior_of_truth = p if truth == known + 1 else 1 - p
+    assert float(result.posterior_error_bound) == float(result.omitted_mass) / prior_of_truth
+    assert float(result.risk_error_bound) == float(result.omitted_mass) / prior_of_truth**2
+    assert float(result.marginal_posterior) == float(
+        pp.marginal_posterior(p, rho, true_count=truth, exact_sum=exact_sum, **args)
+    )
+
+
+def test_decision_probability_bound_grows_only_at_a_tie():
+    """x̃2 = 0 with p = 1/2: both hypotheses give x̃1 = 0; the tie goes to m + 1."""
+    tie = pp.marginals(0.5, BLOCK_RHO, x2_tilde=0, **S6)
+    assert float(tie.correct_decision_probability) == pytest.approx(1.0, abs=1e-14)
+    assert float(tie.decision_error_bound) > 0.99  # a tie the truncation could tip
+    clear = pp.marginals(0.3, BLOCK_RHO, x2_tilde=0, **S6)
+    assert float(clear.correct_decision_probability) == 0.0  # always decides 0, truth is 1
+    assert float(clear.decision_error_bound) == float(clear.omitted_mass)
+
+
+# --- Figure 6 curves ----------------------------------------------------------------------
+
+
+def test_curve_over_post_processed_count_is_figure6_left():
+    curve = pp.marginal_by_x2_tilde().sel(prior=0.5)
+    assert curve.rho.item() == BLOCK_RHO
+    assert list(curve.x2_tilde.values) == list(range(1, 101))
+    risk = curve.marginal_risk
+    # docs/paper-differences.md, the S6 table.
+    np.testing.assert_allclose(
+        risk.sel(x2_tilde=[1, 10, 100]).values, [1.03222, 1.04189, 1.04796], atol=5e-6
+    )
+    assert curve.unprocessed_marginal_risk.item() == pytest.approx(1.049005, abs=1e-6)
+    assert curve.single_block_marginal_risk.item() == pytest.approx(1.047333, abs=1e-6)
+    # The bound holds at every x̃2; the single-block risk is passed from x̃2 ≈ 70 on.
+    assert np.all(risk <= curve.unprocessed_marginal_risk + 1e-13)
+    above = curve.x2_tilde.values[(risk > curve.single_block_marginal_risk).values]
+    assert 65 <= above.min() <= 75 and np.all(np.diff(above) == 1)
+    assert np.all(curve.risk_error_bound < 1e-14)
+    for x in (1, 37):
+        one = pp.marginals(0.5, BLOCK_RHO, x2_tilde=x, **S6)
+        row = curve.sel(x2_tilde=x)
+        for name in ("marginal_posterior", "correct_decision_probability", "decision_error_bound"):
+            assert row[name].item() == pytest.approx(float(getattr(one, name)), rel=1e-14)
+
+
+def test_curve_over_rho_is_figure6_right():
+    rhos = np.array([0.02, BLOCK_RHO, 0.5])
+    priors = [0.5, 0.1]
+    curve = pp.marginal_by_rho(rhos, prior=priors)
+    assert curve.marginal_risk.dims == ("x2_tilde", "rho", "prior")
+    assert list(curve.x2_tilde.values) == [1, 10, 100]
+    assert curve.attrs["reference_rho"] == BLOCK_RHO
+    for x in (1, 10, 100):
+        for p in priors:
+            expected = pp.marginal_risk(p, rhos, x2_tilde=x, **S6)
+            np.testing.assert_allclose(
+                curve.marginal_risk.sel(x2_tilde=x, prior=p), expected, rtol=1e-13
+            )
+    for p in priors:
+        np.testing.assert_allclose(
+            curve.unprocessed_marginal_risk.sel(prior=p),
+            pp.unprocessed_marginal_risk(p, rhos, **S6),
+            rtol=1e-13,
+        )
+        np.testing.assert_allclose(
+            curve.single_block_marginal_risk.sel(prior=p), sb.marginal_risk(p, rhos), rtol=1e-13
+        )
+    assert np.all(curve.marginal_risk <= curve.unprocessed_marginal_risk + 1e-13)
+    left = pp.marginal_by_x2_tilde([1, 10, 100], prior=priors)
+    np.testing.assert_allclose(
+        curve.marginal_risk.sel(rho=BLOCK_RHO), left.marginal_risk, rtol=1e-14
+    )
+    assert pp.marginal_by_rho().sizes == {"x2_tilde": 3, "rho": 41, "prior": 1}
+
+
+def test_curves_refuse_bad_arguments():
+    with pytest.raises(ValueError, match=r"^x2_tildes "):
+        pp.marginal_by_x2_tilde([1, -2])
+    with pytest.raises(ValueError, match=r"^rho "):
+        pp.marginal_by_x2_tilde(rho=[0.1, 0.2])
+    with pytest.raises(ValueError, match=r"^rhos "):
+        pp.marginal_by_rho([0.1, 0.0])
+    with pytest.raises(ValueError, match=r"^prior "):
+        pp.marginal_by_rho(prior=[[0.5]])
+
+
+# --- the case class -----------------------------------------------------------------------
+
+CASE = pp.PostProcessingCase(
+    name="S6",
+    rho=BLOCK_RHO,
+    priors={"1/2": 0.5, "1/10": 0.1},
+    d=27,
+    x2=1,
+    x2_tilde=10,
+    observed_x1_tilde=3,
+)
+
+
+def test_case_is_a_risk_case_whose_measures_are_the_functions():
+    from adversary.risk.measures import RiskCase
+
+    assert isinstance(CASE, RiskCase)
+    assert CASE.truth == 1
+    for label, p in CASE.priors.items():
+        measures = CASE.marginal_measures(label)
+        exact = pp.marginals(p, BLOCK_RHO, x2_tilde=10, **S6)
+        assert measures.marginal_posterior == float(exact.marginal_posterior)
+        assert measures.marginal_risk == float(pp.marginal_risk(p, BLOCK_RHO, x2_tilde=10, **S6))
+        assert measures.correct_decision_probability == float(
+            pp.correct_decision_probability(p, BLOCK_RHO, x2_tilde=10, **S6)
+        )
+        assert measures.prior_of_truth == p
+        assert measures.omitted_mass == float(exact.omitted_mass) <= 1e-15
+        assert measures.error_bound == max(
+            float(exact.posterior_error_bound), float(exact.decision_error_bound)
+        )
+        assert measures.details["risk_error_bound"] == float(exact.risk_error_bound)
+        assert CASE.posterior(label) == float(pp.posterior(3, p, BLOCK_RHO, x2_tilde=10, **S6))
+
+
+def test_case_sweeps_and_the_other_truth():
+    import dataclasses
+
+    for x in (1, 100):  # x̃1 = 3 exceeds x̃2 = 1: fine for the measures, refused by model()
+        case = dataclasses.replace(CASE, x2_tilde=x)
+        assert case.marginal_measures().marginal_risk == float(
+            pp.marginal_risk(0.5, BLOCK_RHO, x2_tilde=x, **S6)
+        )
+    with pytest.raises(ValueError, match=r"^observed_x1_tilde must lie in 0\.\.x2_tilde"):
+        dataclasses.replace(CASE, x2_tilde=1).posterior()
+    other = dataclasses.replace(CASE, true_count=0, exact_sum=True, convention="das")
+    measures = other.marginal_measures("1/10")
+    assert measures.prior_of_truth == pytest.approx(0.9)
+    args = dict(x2_tilde=10, true_count=0, exact_sum=True, convention="das", **S6)
+    assert measures.marginal_posterior == float(pp.marginal_posterior(0.1, BLOCK_RHO, **args))
+    assert other.posterior("1/10") == float(pp.posterior(3, 0.1, BLOCK_RHO, **args))
+    with pytest.raises(ValueError, match=r"^exact_sum"):
+        other.model()
+
+
+@pytest.mark.parametrize("label", ["1/2", "1/10"])
+def test_case_model_enumerates_to_the_exact_posterior(label):
+    from adversary.inference import enumerate as enumerate_model
+
+    table = enumerate_model(CASE.model(label), vars=["X1"], truncation=CASE.enumeration_ranges())
+    got = table.marginal("X1").sel(X1=1).item()
+    assert got == pytest.approx(CASE.posterior(label), rel=1e-10)
+    assert CASE.enumeration_ranges() == _truncation(BLOCK_RHO, 27, 1, 0, "paper")
+
+
+@pytest.mark.parametrize(
+    ("change", "name"),
+    [
+        ({"d": 0}, "d"),
+        ({"x2": 0}, "x2"),
+        ({"x2_tilde": -1}, "x2_tilde"),
+        ({"known_count": 0.5}, "known_count"),
+        ({"true_count": 2}, "true_count"),
+        ({"rho": 0.0}, "rho"),
+        ({"rho": (0.1, 0.2)}, "rho"),
+        ({"priors": {"bad": 0.0}}, "priors"),
+        ({"priors": {}}, "priors"),
+        ({"observed_x1_tilde": -1}, "observed_x1_tilde"),
+        ({"observed_x1_tilde": 1.5}, "observed_x1_tilde"),
+        ({"convention": "other"}, "convention"),
+    ],
+)
+def test_bad_case_fields_name_the_field(change, name):
+    import dataclasses
+
+    with pytest.raises(ValueError, match=rf"^{name} "):
+        dataclasses.replace(CASE, **change)
+
+
+def test_case_without_a_release_has_measures_but_no_model():
+    import dataclasses
+
+    case = dataclasses.replace(CASE, observed_x1_tilde=None)
+    assert case.marginal_measures().marginal_risk == CASE.marginal_measures().marginal_risk
+    with pytest.raises(ValueError, match=r"^observed_x1_tilde"):
+        case.model()
+    with pytest.raises(ValueError, match=r"^prior must be one of"):
+        CASE.marginal_measures("1/3")
