@@ -25,9 +25,21 @@ __all__ = [
     "draw_index",
     "is_discrete",
     "logp_terms",
+    "one_shot",
 ]
 
 _DISCRETE_KINDS = ("i", "u")
+
+
+def one_shot(compile_kwargs: dict | None) -> dict:
+    """Compile options for a function called only a few times: PyTensor's FAST_COMPILE mode.
+
+    Numba compilation of a small graph costs far more than running it a few
+    times in Python; a mode the caller chose explicitly is kept.
+    """
+    kwargs = dict(compile_kwargs or {})
+    kwargs.setdefault("mode", "FAST_COMPILE")
+    return kwargs
 
 
 def is_discrete(var) -> bool:

@@ -36,7 +36,7 @@ from pytensor.graph.traversal import ancestors
 
 from .._validation import as_integers, as_probability
 from ..distributions.support import support_bounds
-from ._conditional import BatchedLogp, is_discrete
+from ._conditional import BatchedLogp, is_discrete, one_shot
 from .start import repair_start
 
 __all__ = ["Enumeration", "enumerate"]
@@ -348,7 +348,7 @@ class _LatentBounds:
                 inputs=batched,
                 point_fn=False,
                 on_unused_input="ignore",
-                **(compile_kwargs or {}),
+                **one_shot(compile_kwargs),
             )
 
     def __call__(self, ranges, labels, shapes):

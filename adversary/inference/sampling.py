@@ -16,8 +16,8 @@ from xarray import DataTree
 
 from .._validation import as_probability
 from ..distributions.support import support_bounds
-from ._conditional import BoundsFunction, is_discrete
-from .start import repair_start
+from ._conditional import BoundsFunction, is_discrete, one_shot
+from .start import StartRepairer
 from .steps import BoundedGibbs, WindowGibbs
 
 __all__ = ["assign_steps", "sample"]
@@ -63,7 +63,7 @@ def assign_steps(
         lower, upper = support_bounds(model.values_to_rvs[v])
         common = {"model": model, "initial_point": initial_point, "compile_kwargs": compile_kwargs}
         if lower is not None and upper is not None:
-            bounds = BoundsFunction(model, v, compile_kwargs=compile_kwargs)
+            bounds = BoundsFunction(model, v, compile_kwargs=one_shot(compile_kwargs))
             lo, hi = bounds(initial_point, np.shape(initial_point[v.name]))
             if np.all(hi - lo + 1 <= max_candidates):
                 steps.append(BoundedGibbs([v], max_candidates=max_candidates, **common))
@@ -151,7 +151,8 @@ def sample(
         chains = max(2, cores)
 
     starts = _start_points(model, initvals, chains, random_seed)
-    repaired = [repair_start(model, point, compile_kwargs=compile_kwargs) for point in starts]
+    repairer = StartRepairer(model, compile_kwargs=compile_kwargs)
+    repaired = [repairer(point) for point in starts]
     starts = [point for point, _ in repaired]
 
     user_steps = (

@@ -21,9 +21,9 @@ import numpy as np
 from pymc.exceptions import SamplingError
 from pymc.model import modelcontext
 
-from ._conditional import BatchedLogp, BoundsFunction, is_discrete, logp_terms
+from ._conditional import BatchedLogp, BoundsFunction, is_discrete, logp_terms, one_shot
 
-__all__ = ["is_feasible", "repair_start"]
+__all__ = ["StartRepairer", "is_feasible", "repair_start"]
 
 _log = logging.getLogger("adversary")
 
@@ -61,8 +61,103 @@ def is_feasible(model=None, point=None, *, compile_kwargs=None) -> bool:
     """True if every log-p term of ``model`` is finite at ``point`` (default: its initial point)."""
     model = modelcontext(model)
     point = model.initial_point() if point is None else point
-    terms = _TermEvaluator(model, compile_kwargs)(point)
+    terms = _TermEvaluator(model, one_shot(compile_kwargs))(point)
     return _score(terms)[0] == 0
+
+
+class StartRepairer:
+    """Checks and repairs start points of one model; compiles what it needs once, lazily.
+
+    Calling it with a point returns ``(feasible point, repaired?)`` exactly as
+    :func:`repair_start` does.
+    """
+
+    def __init__(self, model=None, *, compile_kwargs=None, max_sweeps: int = 50):
+        self.model = modelcontext(model)
+        self.compile_kwargs = one_shot(compile_kwargs)
+        self.max_sweeps = max_sweeps
+        self._evaluate = None
+        self._searchers = None
+        self.discrete = [
+            v
+            for v in self.model.value_vars
+            if is_discrete(v)
+            and self.model.rvs_to_transforms.get(self.model.values_to_rvs[v]) is None
+        ]
+
+    def evaluate(self, point) -> np.ndarray:
+        if self._evaluate is None:
+            self._evaluate = _TermEvaluator(self.model, self.compile_kwargs)
+        return self._evaluate(point)
+
+    def searchers(self):
+        if self._searchers is None:
+            model, kwargs = self.model, self.compile_kwargs
+            self._searchers = {
+                v.name: (
+                    BatchedLogp(model, [v], outputs=logp_terms(model), compile_kwargs=kwargs),
+                    BoundsFunction(model, v, compile_kwargs=kwargs),
+                )
+                for v in self.discrete
+            }
+        return self._searchers
+
+    def __call__(self, point=None):
+        model = self.model
+        point = dict(model.initial_point() if point is None else point)
+        point = {k: np.asarray(v) for k, v in point.items()}
+        score = _score(self.evaluate(point))
+        if score[0] == 0:
+            return point, False
+
+        # 2. support points of the discrete variables
+        support = model.initial_point()
+        candidate = {**point, **{v.name: np.asarray(support[v.name]) for v in self.discrete}}
+        candidate_score = _score(self.evaluate(candidate))
+        if candidate_score[0] == 0:
+            _log.info("Start point was infeasible; using the discrete variables' support points.")
+            return candidate, True
+        if candidate_score < score:
+            point, score = candidate, candidate_score
+
+        # 3. coordinate-wise search
+        for _ in range(self.max_sweeps):
+            improved = False
+            for name, (batched, bounds) in self.searchers().items():
+                value = np.array(point[name], dtype=np.int64, copy=True)
+                lower, upper = bounds(point, value.shape)
+                for element in range(value.size):
+                    best = _search_element(
+                        batched,
+                        point,
+                        value,
+                        element,
+                        int(lower.reshape(-1)[element]),
+                        int(upper.reshape(-1)[element]),
+                        score,
+                    )
+                    if best is not None:
+                        value.reshape(-1)[element], score = best
+                        point = {**point, name: value.copy()}
+                        improved = True
+                        if score[0] == 0:
+                            _log.info(
+                                "Start point was infeasible; repaired by a coordinate search."
+                            )
+                            return point, True
+            if not improved:
+                break
+
+        terms = self.evaluate(point)
+        names = _term_names(model)
+        bad = [f"{n}: {t}" for n, t in zip(names, terms, strict=True) if not np.isfinite(t)]
+        shown = {k: v.tolist() for k, v in point.items()}
+        raise SamplingError(
+            "start point: no feasible start point found — the log-p stays -inf/NaN for "
+            + ", ".join(bad)
+            + f" at {shown}. Check that the prior allows the observations (e.g. support "
+            "bounds such as X2 >= X1) or pass feasible initvals."
+        )
 
 
 def repair_start(model=None, point=None, *, compile_kwargs=None, max_sweeps: int = 50):
@@ -87,75 +182,10 @@ def repair_start(model=None, point=None, *, compile_kwargs=None, max_sweeps: int
         If no feasible point is found by moving the discrete variables; the
         message lists the log-p terms that stay ``-inf``/NaN.
     """
-    model = modelcontext(model)
-    point = dict(model.initial_point() if point is None else point)
-    point = {k: np.asarray(v) for k, v in point.items()}
-    evaluate = _TermEvaluator(model, compile_kwargs)
-    names = _term_names(model)
-    score = _score(evaluate(point))
-    if score[0] == 0:
-        return point, False
-
-    discrete = [
-        v
-        for v in model.value_vars
-        if is_discrete(v) and model.rvs_to_transforms.get(model.values_to_rvs[v]) is None
-    ]
-    # 2. support points of the discrete variables
-    support = model.initial_point()
-    candidate = {**point, **{v.name: np.asarray(support[v.name]) for v in discrete}}
-    candidate_score = _score(evaluate(candidate))
-    if candidate_score[0] == 0:
-        _log.info("Start point was infeasible; using the support points of the discrete variables.")
-        return candidate, True
-    if candidate_score < score:
-        point, score = candidate, candidate_score
-
-    # 3. coordinate-wise search
-    searchers = {
-        v.name: (
-            BatchedLogp(model, [v], outputs=logp_terms(model), compile_kwargs=compile_kwargs),
-            BoundsFunction(model, v, compile_kwargs=compile_kwargs),
-        )
-        for v in discrete
-    }
-    for _ in range(max_sweeps):
-        improved = False
-        for name, (batched, bounds) in searchers.items():
-            value = np.array(point[name], dtype=np.int64, copy=True)
-            lower, upper = bounds(point, value.shape)
-            for element in range(value.size):
-                best = _search_element(
-                    batched,
-                    point,
-                    name,
-                    value,
-                    element,
-                    int(lower.reshape(-1)[element]),
-                    int(upper.reshape(-1)[element]),
-                    score,
-                )
-                if best is not None:
-                    value.reshape(-1)[element], score = best
-                    point = {**point, name: value.copy()}
-                    improved = True
-                    if score[0] == 0:
-                        _log.info("Start point was infeasible; repaired by a coordinate search.")
-                        return point, True
-        if not improved:
-            break
-
-    terms = evaluate(point)
-    bad = [f"{n}: {t}" for n, t in zip(names, terms, strict=True) if not np.isfinite(t)]
-    raise SamplingError(
-        "start point: no feasible start point found — the log-p stays -inf/NaN for "
-        + ", ".join(bad)
-        + f" at { ({k: v.tolist() for k, v in point.items()}) }. Check that the prior allows "
-        "the observations (e.g. support bounds such as X2 >= X1) or pass feasible initvals."
-    )
+    return StartRepairer(model, compile_kwargs=compile_kwargs, max_sweeps=max_sweeps)(point)
 
 
-def _search_element(batched, point, name, value, element, lower, upper, score):
+def _search_element(batched, point, value, element, lower, upper, score):
     """The best value for one element over growing windows, if it beats ``score``."""
     current = int(value.reshape(-1)[element])
     valid_bounds = lower <= upper

@@ -77,6 +77,18 @@ def block_group_posterior(obs, d, prior="improper", p=0.5, reach=400):
     return prob  # axis 0: X1 in {0, 1}; axis 1: X2 in 0..reach-1
 
 
+USER_K_STAR = 7
+
+
+def user_model():
+    """A user-written model with PyMC's own discrete distributions and a DG release."""
+    with pm.Model() as model:
+        n = pm.Geometric("n", 0.3)
+        c = pm.Categorical("c", p=[0.2, 0.3, 0.5])
+        DiscreteGaussian("k_star", mu=n + c, sigma2=2.0, observed=USER_K_STAR)
+    return model
+
+
 def assert_within_mcse(tree, event, exact, n_se=4.0):
     """The sampled P[event] is within n_se Monte Carlo standard errors (from az.ess) of exact."""
     indicator = event_indicator(tree, event)
@@ -102,4 +114,6 @@ def kr():
         block_group_model=block_group_model,
         block_group_posterior=block_group_posterior,
         assert_within_mcse=assert_within_mcse,
+        user_model=user_model,
+        USER_K_STAR=USER_K_STAR,
     )

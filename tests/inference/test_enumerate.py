@@ -8,6 +8,7 @@ from scipy import stats
 from adversary.distributions import BoundedUniform, DiscreteGaussian, ImproperUniform
 from adversary.inference import enumerate as enumerate_posterior
 from adversary.inference import marginal_pmf, posterior_probability
+from adversary.noise import discrete_gaussian as dg
 
 
 @pytest.mark.parametrize(("p", "x1_star"), [(0.5, 2), (0.1, 1), (0.9, -3)])
@@ -86,14 +87,23 @@ def test_vector_latents_get_one_dimension_per_element():
 
 
 def test_pymc_discrete_distributions_are_enumerated(kr):
-    with pm.Model() as model:
-        n = pm.Poisson("n", 4.0)
-        pm.Binomial("k", n=n, p=0.5, observed=3)
+    model = kr.user_model()
     table = enumerate_posterior(model, tail_mass=1e-13)
-    # Poisson thinning: n - 3 | k = 3 ~ Poisson(2).
-    values = table.joint["n"].values
-    np.testing.assert_allclose(table.joint.values, stats.poisson.pmf(values - 3, 2.0), atol=1e-12)
+    # Brute force: Geometric(0.3) prior on n >= 1, Categorical c, k* = n + c + DG(σ² = 2).
+    n = np.arange(1, 300)[:, None]
+    c = np.arange(3)[None, :]
+    log = (
+        stats.geom.logpmf(n, 0.3)
+        + np.log(np.array([0.2, 0.3, 0.5]))[c]
+        + dg.logpmf(kr.USER_K_STAR - n - c, 2.0)
+    )
+    brute = np.exp(log - np.logaddexp.reduce(log, axis=None))
+    lo, hi = table.ranges["n"]
+    assert lo == 1
+    np.testing.assert_allclose(table.marginal("c").values, brute.sum(axis=0), atol=1e-12)
+    np.testing.assert_allclose(table.marginal("n").values, brute.sum(axis=1)[:hi], atol=1e-12)
     assert table.omitted_mass < 1e-13
+    assert brute.sum(axis=1)[hi:].sum() < 1e-12
 
 
 def test_impossible_observations_raise(kr):
