@@ -214,9 +214,26 @@ def decision(releases, prior, rhos, known_counts=None, convention="paper") -> np
     """
     prior = as_probability(prior, "prior")
     rhos = _rhos(rhos)
-    known = _known_counts(known_counts, rhos.shape[-1])
-    log_odds = special.logit(prior) + log_likelihood_ratio(releases, rhos, known, convention)
-    return known[..., 0] + (log_odds >= 0).astype(np.int64)
+    n_levels = rhos.shape[-1]
+    known = _known_counts(known_counts, n_levels)
+    releases = _releases(releases, n_levels)
+    sigma2 = noise_variance(rhos, convention)
+    per_level = (2.0 * (releases - known).astype(np.float64) - 1.0) / (2.0 * sigma2)
+    logit = special.logit(prior)
+    log_odds = logit + per_level.sum(axis=-1)
+    # A tie (possible when the ρ_i are commensurate, e.g. equal) may not sum to exactly 0.
+    tolerance = _tie_tolerance(np.abs(logit) + np.abs(per_level).sum(axis=-1), n_levels)
+    return known[..., 0] + (log_odds >= -tolerance).astype(np.int64)
+
+
+def _tie_tolerance(magnitude, n_terms: int):
+    """Rounding allowance of a float sum of ``n_terms`` terms of total size ``magnitude``.
+
+    Log odds within this of 0 are taken as a tie (decided for ``m_1 + 1``).
+    Exact ties occur whenever the ρ_i are commensurate (repeated releases with
+    one ρ, say); the float sum of their terms need not be exactly 0.
+    """
+    return 8.0 * (n_terms + 2) * np.finfo(np.float64).eps * magnitude
 
 
 # --- the data holder's view: marginal over releases -------------------------------------
@@ -372,13 +389,18 @@ def _exact_upper_tail(levels: list[_Level], thresholds: np.ndarray, strict: np.n
     order = np.argsort(b_values, kind="stable")
     b_values = b_values[order]
     suffix = _upper_tail_sums(b_masses[order])  # mass of B at sorted positions ≥ k
+    # Sums within rounding of the threshold are ties (commensurate ρ_i): counted for
+    # "≥", left out for ">".
+    reach = sum(float(np.max(np.abs(lv.values))) for lv in levels)
+    tolerance = _tie_tolerance(reach + np.abs(thresholds), len(levels))
     out = np.empty(thresholds.shape)
     chunk = max(1, _BLOCK_ELEMENTS // max(1, a_values.size))
     for start in range(0, thresholds.size, chunk):
         part = slice(start, start + chunk)
         target = thresholds[part, None] - a_values[None, :]
-        left = np.searchsorted(b_values, target, side="left")
-        right = np.searchsorted(b_values, target, side="right")
+        slack = tolerance[part, None]
+        left = np.searchsorted(b_values, target - slack, side="left")
+        right = np.searchsorted(b_values, target + slack, side="right")
         position = np.where(strict[part, None], right, left)
         out[part] = suffix[position] @ a_masses
     return out
@@ -530,9 +552,12 @@ def marginals(
     levels are split into two groups whose truncated supports A, B are
     enumerated exactly (≈ 1.0·10⁵ and 7·10⁴ points for the 2020 ρ, ℓ = 6); B is
     sorted with suffix sums of mass and ``P[A + B ≥ t]`` is summed over A by
-    binary search. The error is only the truncation, ``≤ ε``. (A release whose
-    log odds are within rounding of 0 — a tie, possible only for commensurate
-    ρ_i — may be classified either way.) Should a group exceed 2²² points, the
+    binary search. The error is only the truncation, ``≤ ε``. Log odds within
+    floating rounding of 0 (``8(ℓ+2)·eps`` times the largest possible size of
+    the sum) are taken as ties and go to ``m_1 + 1``, as :func:`decision` does:
+    exact ties occur when the ρ_i are commensurate (e.g. repeated releases with
+    one ρ and p = 1/2, :mod:`adversary.risk.sequential`), and their float sums
+    need not be exactly 0. Should a group exceed 2²² points, the
     grid above brackets it instead: ``|L_h - L| ≤ ℓh`` gives
     ``P[L_h > t + ℓh] ≤ P[L ≥ t] ≤ P[L_h ≥ t - ℓh] + ε``; the midpoint is
     returned with half the bracket as the bound (``decision_exact`` False).

@@ -480,3 +480,34 @@ def test_case_without_releases_has_measures_but_no_model():
         case.posterior()
     with pytest.raises(ValueError, match=r"^prior must be one of"):
         CASE.marginal_measures("1/3")
+
+
+# --- ties: commensurate ρ ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n_levels", [2, 4, 6])
+@pytest.mark.parametrize("rho", [0.0992, 0.3])
+def test_ties_of_equal_rho_go_to_the_target_having_c(n_levels, rho):
+    """With one ρ at every level and p = 1/2 the log odds are ρ(2S + ℓ), S = Σ z_i:
+    exact ties at S = -ℓ/2 that float sums need not hit; they go to m_1 + 1."""
+    sigma2 = 1 / (2 * rho)
+    reach = int(discrete_gaussian.cutoff(sigma2, 1e-17))
+    pz = discrete_gaussian.pmf(np.arange(-reach, reach + 1), sigma2)
+    ps = pz
+    for _ in range(n_levels - 1):
+        ps = np.convolve(ps, pz)
+    stat = 2 * np.arange(-n_levels * reach, n_levels * reach + 1) + n_levels
+    rhos = [rho] * n_levels
+    has_c = ml.marginals(0.5, rhos)
+    lacks_c = ml.marginals(0.5, rhos, true_count=0)
+    assert float(has_c.correct_decision_probability) == pytest.approx(
+        ps[stat >= 0].sum(), abs=1e-14
+    )
+    assert float(lacks_c.correct_decision_probability) == pytest.approx(
+        ps[stat > 0].sum(), abs=1e-14
+    )
+    # The decision at a tie: releases whose terms (2x_i - 1) sum to 0.
+    releases = np.array([[2, 0, 0, 0, 1, 0][:n_levels], [1, 0] * (n_levels // 2)])
+    for row in releases:
+        if np.sum(2 * row - 1) == 0:
+            assert ml.decision(row, 0.5, rhos) == 1
