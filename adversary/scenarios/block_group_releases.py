@@ -37,7 +37,13 @@ from ..risk.releases import DEFAULT_TAIL_MASS
 from .block_group import BlockGroupNoise, _validated_x2_prior, noise_model
 from .block_group_prior import BlockGroupPrior
 
-__all__ = ["decision_map", "release_grid"]
+__all__ = ["TIE_TOLERANCE", "decision_map", "release_grid"]
+
+#: Log odds within this of 0 are ties (posterior 1/2), decided as ``m + 1`` (3.5).
+#: Exact ties are common: with a point-mass prior on ``X2`` the log odds are a
+#: rational combination of integers (e.g. ``y1* = 38 - 27 x1*`` at the 2020 ρ, d = 27),
+#: and float rounding would otherwise decide them either way.
+TIE_TOLERANCE = 1e-9
 
 
 def _reach(noise: BlockGroupNoise, tail_mass: float) -> tuple[int, int, range]:
@@ -170,8 +176,9 @@ def decision_map(
         * grid["y1_probability"][None, None, :]
     )
     posterior = special.expit(log_odds)
-    decision = known + (log_odds >= 0).astype(np.int64)
-    alone = np.broadcast_to(known + (single_block_log_odds >= 0).astype(np.int64), decision.shape)
+    decision = known + (log_odds >= -TIE_TOLERANCE).astype(np.int64)
+    alone = known + (single_block_log_odds >= -TIE_TOLERANCE).astype(np.int64)
+    alone = np.broadcast_to(alone, decision.shape)
     has_c = x1 == known + 1
     posterior_of_truth = posterior if has_c else special.expit(-log_odds)
     prior_of_truth = prior if has_c else 1.0 - prior
