@@ -511,3 +511,16 @@ def test_ties_of_equal_rho_go_to_the_target_having_c(n_levels, rho):
     for row in releases:
         if np.sum(2 * row - 1) == 0:
             assert ml.decision(row, 0.5, rhos) == 1
+
+
+def test_shipped_model_file_is_the_s13_setting():
+    from adversary.model_files import load_case
+
+    case = load_case("unique_many_levels")
+    assert isinstance(case, ml.MultiLevelCase)
+    np.testing.assert_array_equal(case.used_rhos, RHOS)
+    assert list(case.priors.values()) == list(PRIORS)
+    assert case.truth == 1 and case.n_levels == 6
+    measures = case.marginal_measures("1/864")
+    np.testing.assert_allclose(measures.marginal_risk, FIGURE1_RISK[-1][-1], atol=5e-5)
+    assert case.posterior("1/2") == ml.posterior(case.observed_releases, 0.5, RHOS)

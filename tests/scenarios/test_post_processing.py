@@ -688,3 +688,13 @@ def test_case_without_a_release_has_measures_but_no_model():
         case.model()
     with pytest.raises(ValueError, match=r"^prior must be one of"):
         CASE.marginal_measures("1/3")
+
+
+def test_shipped_model_file_is_the_s6_setting():
+    from adversary.model_files import load_case
+
+    case = load_case("post_processed")
+    assert isinstance(case, pp.PostProcessingCase)
+    assert (case.rho, case.d, case.x2, case.x2_tilde, case.truth) == (BLOCK_RHO, 27, 1, 10, 1)
+    assert case.marginal_measures("1/2").marginal_risk == pytest.approx(1.04189, abs=5e-6)
+    assert case.posterior("1/2") == float(pp.posterior(2, 0.5, BLOCK_RHO, x2_tilde=10, **S6))
