@@ -18,6 +18,7 @@ from fractions import Fraction
 import numpy as np
 import xarray as xr
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from ..noise import discrete_gaussian, noise_variance
 from ..noise.sums import sum_of_discrete_gaussians
@@ -252,6 +253,7 @@ def sequential_releases_figure(curve: xr.Dataset, sequence, joint_risks=None) ->
             label=f"p = {prior_label(p)}",
         )
     left.set(xlabel="m, number of releases", ylabel="marginal total risk", yscale="log")
+    left.xaxis.set_major_locator(MaxNLocator(integer=True))
     left.legend(fontsize="small")
     n_releases = np.shape(sequence.total_risks)[-1]
     conditional = np.reshape(sequence.conditional_risks, (-1, n_releases))
