@@ -9,3 +9,7 @@
     bound the JASON (2022) report tabulates (Table 5-7), Gaussian DP, and the
     exact Neyman–Pearson trade-off of additive integer noise.
 """
+
+from . import hypothesis_testing, privacy_loss
+
+__all__ = ["hypothesis_testing", "privacy_loss"]
