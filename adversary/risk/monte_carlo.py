@@ -153,11 +153,16 @@ def _compile(model, outputs, inputs, compile_kwargs, *, one_shot=False):
 
 
 def _validated_truth(model, truth) -> dict[str, np.ndarray]:
-    """``{latent name: value}`` for every free latent, with the value variable's dtype and shape."""
+    """``{latent name: value}`` for every free latent, with the variable's dtype and shape.
+
+    Names and values are those of the random variables (``sigma``, not a
+    transformed value variable such as ``sigma_log__``).
+    """
     if not isinstance(truth, Mapping):
         raise TypeError(f"truth must be a mapping {{latent name: value}}, got {truth!r}")
-    latents = {v.name: v for v in _latent_values(model)}
-    shapes = {name: np.shape(value) for name, value in model.initial_point().items()}
+    latents = {rv.name: rv for rv in model.free_RVs}
+    point = model.initial_point()
+    shapes = {rv.name: np.shape(point[model.rvs_to_values[rv].name]) for rv in model.free_RVs}
     given = {}
     for key, value in truth.items():
         name = key if isinstance(key, str) else getattr(key, "name", None)
@@ -166,11 +171,11 @@ def _validated_truth(model, truth) -> dict[str, np.ndarray]:
                 f"truth: {key!r} is not a free (latent) variable of the model; "
                 f"latents are {sorted(latents)}"
             )
-        v = latents[name]
-        if _is_discrete(v):
-            array = as_integers(value, f"truth[{name!r}]").astype(v.dtype)
+        rv = latents[name]
+        if _is_discrete(rv):
+            array = as_integers(value, f"truth[{name!r}]").astype(rv.dtype)
         else:
-            array = np.asarray(value, dtype=v.dtype)
+            array = np.asarray(value, dtype=rv.dtype)
             if not np.all(np.isfinite(array)):
                 raise ValueError(f"truth[{name!r}] must be finite, got {value!r}")
         if array.shape != shapes[name]:
@@ -184,22 +189,30 @@ def _validated_truth(model, truth) -> dict[str, np.ndarray]:
             f"truth: give a value for every free latent (releases are drawn from the whole "
             f"truth); missing {missing}"
         )
-    _check_truth_in_support(model, given)
-    return {v.name: given[v.name] for v in _latent_values(model)}
+    truth = {rv.name: given[rv.name] for rv in model.free_RVs}
+    _check_truth_in_support(model, truth)
+    return truth
 
 
 def _check_truth_in_support(model, truth: dict[str, np.ndarray]) -> None:
     """Every prior term (and latent-only Potential) must be finite at the truth."""
+    constants = {rv: pt.constant(truth[rv.name]) for rv in model.free_RVs}
     terms = [*model.free_RVs, *model.potentials]
-    graphs = [pt.sum(g) for g in model.logp(vars=terms, sum=False)]
-    values = _latent_values(model)
-    fn = _compile(model, graphs, values, None, one_shot=True)
-    for term, logp in zip(terms, fn(*[truth[v.name] for v in values]), strict=True):
+    graphs = [pt.sum(pm.logp(rv, constants[rv], warn_rvs=False)) for rv in model.free_RVs]
+    graphs += [pt.sum(p) for p in model.potentials]
+    graphs = graph_replace(graphs, constants, strict=False)
+    fn = pytensor.function([], graphs, mode="FAST_COMPILE", on_unused_input="ignore")
+    for term, logp in zip(terms, fn(), strict=True):
         if not np.isfinite(logp):
             shown = {k: v.tolist() for k, v in truth.items()}
             raise ValueError(
                 f"truth: {shown} is outside the prior support ({term.name!r} has log-p {logp})"
             )
+
+
+def _observed_data(model, rv) -> np.ndarray:
+    data = model.rvs_to_values[rv]
+    return np.asarray(data.get_value() if hasattr(data, "get_value") else data.data)
 
 
 # --- simulating releases ------------------------------------------------------------------
@@ -236,7 +249,7 @@ class _Simulator:
         observed = list(model.observed_RVs)
         self.names = [rv.name for rv in observed]
         self.dtypes = [model.rvs_to_values[rv].dtype for rv in observed]
-        self.shapes = [tuple(model.rvs_to_values[rv].type.shape) for rv in observed]
+        self.shapes = [np.shape(_observed_data(model, rv)) for rv in observed]
         seed = int(rng.integers(2**31))
         count = pt.scalar("releases", dtype="int64")
         replace = {
@@ -598,6 +611,7 @@ class ReleasePosteriors:
         self.observed = [rv.name for rv in self.model.observed_RVs]
         logp, inputs = _observed_inputs(self.model)
         self._inputs = inputs
+        self._shapes = [np.shape(_observed_data(self.model, rv)) for rv in self.model.observed_RVs]
         self.grid = _Grid(self.model, _latent_values(self.model), logp, inputs, compile_kwargs)
 
     def __call__(
@@ -660,8 +674,7 @@ class ReleasePosteriors:
                 f"unknown {unknown}, missing {missing}"
             )
         rows, n = [], None
-        for name, symbolic in zip(self.observed, self._inputs, strict=True):
-            shape = tuple(symbolic.type.shape)
+        for name, symbolic, shape in zip(self.observed, self._inputs, self._shapes, strict=True):
             array = np.asarray(releases[name])
             if array.shape[1:] != shape:
                 raise ValueError(
@@ -730,11 +743,16 @@ def _prior_of_event(model, truth, event, tail_mass, max_cells, compile_kwargs) -
     ]
     logp = model.logp(vars=[*rvs, *potentials])
     value_vars = [model.rvs_to_values[rv] for rv in rvs]
-    sub_event = event
-    grid = _Grid(model, value_vars, logp, [], compile_kwargs)
-    result = grid.run(
-        [], 1, centre=truth, event=sub_event, target=None, tail_mass=tail_mass, max_cells=max_cells
-    )
+    try:
+        grid = _Grid(model, value_vars, logp, [], compile_kwargs)
+        result = grid.run(
+            [], 1, centre=truth, event=event, target=None, tail_mass=tail_mass, max_cells=max_cells
+        )
+    except (TypeError, ValueError) as error:
+        raise ValueError(
+            f"prior_of_truth: cannot enumerate the prior of the event over "
+            f"{[rv.name for rv in rvs]} ({error}); give prior_of_truth= instead"
+        ) from error
     return {
         "prior_of_truth": float(result.event[0]),
         "variables": [rv.name for rv in rvs],
@@ -757,20 +775,31 @@ def _generator(random_seed) -> np.random.Generator:
     return np.random.default_rng(random_seed)
 
 
+def _scalar_labels(model, truth) -> list[str]:
+    return [lb for rv in model.free_RVs for lb in _labels(rv.name, np.shape(truth[rv.name]))]
+
+
 def _target_label(model, truth, target) -> str:
-    latents = _latent_values(model)
+    """The decision's latent scalar: checked, discrete; default the first free variable."""
     if target is None:
-        first = latents[0]
+        first = model.free_RVs[0]
         if np.shape(truth[first.name]) != ():
             raise ValueError(
                 f"target: the first latent {first.name!r} is not a scalar; name one latent "
                 "scalar (a variable or an element label such as 'name[0]') as target="
             )
-        return first.name
-    name = target if isinstance(target, str) else getattr(target, "name", None)
-    labels = [lb for v in latents for lb in _labels(v.name, np.shape(truth[v.name]))]
-    if name not in labels:
-        raise ValueError(f"target: {target!r} is not a latent scalar; have {labels}")
+        name = first.name
+    else:
+        name = target if isinstance(target, str) else getattr(target, "name", None)
+        labels = _scalar_labels(model, truth)
+        if name not in labels:
+            raise ValueError(f"target: {target!r} is not a latent scalar; have {labels}")
+    rv = model[name.split("[", 1)[0]]
+    if not _is_discrete(rv):
+        raise ValueError(
+            f"target: {name!r} is continuous; the 0-1 decision (3.5) needs a discrete target "
+            "(name one as target=)"
+        )
     return name
 
 
@@ -787,9 +816,7 @@ def _validated_event(model, truth, event, target):
     if isinstance(event, Mapping):
         if not event:
             raise ValueError("event: an empty mapping is not an event")
-        labels = {
-            lb for v in _latent_values(model) for lb in _labels(v.name, np.shape(truth[v.name]))
-        }
+        labels = set(_scalar_labels(model, truth))
         for key in event:
             name = key if isinstance(key, str) else getattr(key, "name", key)
             if name not in truth and name not in labels:

@@ -347,3 +347,39 @@ def test_enumerate_and_monte_carlo_share_semantics_of_events():
     assert float(ours["event_posterior"][0]) == pytest.approx(
         inference.posterior_probability(table, event), rel=1e-12
     )
+
+
+def test_mcmc_reaches_a_continuous_latent():
+    """Unknown noise scale (a prior on log σ²): NUTS beside the exact Gibbs step; quadrature."""
+    mu, sd, p, true_sigma2 = math.log(2.0), 0.5, 0.5, 2.0
+    with pm.Model() as model:
+        x1 = BernoulliCount("X1", known=0, p=p)
+        log_sigma2 = pm.Normal("log_sigma2", mu=mu, sigma=sd)
+        DiscreteGaussian("x1_release", mu=x1, sigma2=pt.exp(log_sigma2), observed=1)
+    truth = {"X1": 1, "log_sigma2": math.log(true_sigma2)}
+    with pytest.raises(TypeError, match="method='mcmc'"):
+        monte_carlo_measures(model, truth, releases=5)
+    mc = monte_carlo_measures(
+        model, truth, releases=24, method="mcmc", draws=200, tune=100, random_seed=15
+    )
+
+    def dg_pmf(z, sigma2):  # by direct sums, |k| <= 80
+        k = np.arange(-80, 81)[:, None]
+        norm = np.exp(-(k**2) / (2 * sigma2)).sum(0)
+        return np.exp(-(np.asarray(z)[..., None] ** 2) / (2 * sigma2)) / norm
+
+    log_s2 = np.linspace(mu - 8 * sd, mu + 8 * sd, 4001)
+    weights = np.exp(-0.5 * ((log_s2 - mu) / sd) ** 2)
+    weights /= weights.sum()
+    x = np.arange(-40, 42)
+    lik1 = dg_pmf(x - 1, np.exp(log_s2)) @ weights
+    lik0 = dg_pmf(x, np.exp(log_s2)) @ weights
+    posterior = p * lik1 / (p * lik1 + (1 - p) * lik0)
+    releases = dg_pmf(x - 1, np.array([true_sigma2]))[:, 0]
+    se = mc.details["standard_errors"]
+    assert abs(mc.marginal_posterior - releases @ posterior) <= N_SE * se["marginal_posterior"]
+    assert abs(mc.correct_decision_probability - releases @ (posterior >= 0.5)) <= (
+        N_SE * se["correct_decision_probability"]
+    )
+    with pytest.raises(ValueError, match="target"):
+        monte_carlo_measures(model, truth, target="log_sigma2", releases=5, method="mcmc")
