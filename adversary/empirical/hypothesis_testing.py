@@ -314,6 +314,10 @@ def discrete_gaussian_tpr(fpr, rho, convention="paper", shift=1, tail_mass=1e-30
     :func:`adversary.noise.noise_variance`; the neighbours differ by ``shift``
     in the count. Scalar ``rho``; ``fpr`` broadcasts. The default window's
     ``tail_mass`` of 1e-300 keeps far-tail rates relatively exact.
+
+    Under ``"das"`` this is one cell of the histogram; a changed record
+    moves two cells by one each, whose trade-off is the composition of two
+    such curves (not computed here).
     """
     sigma2 = float(noise_variance(rho, convention))
     return tradeoff(IntegerNoise.discrete_gaussian(sigma2, tail_mass), shift).tpr(fpr)
