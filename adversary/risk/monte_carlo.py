@@ -127,7 +127,21 @@ def _var_dims(model, name: str, shape: tuple) -> tuple:
 
 
 def _check_potentials(model) -> None:
-    """Refuse Potentials that involve observed variables: draws cannot reproduce them."""
+    """Refuse models whose releases are not observed distributions that can be drawn.
+
+    A Potential that involves an observed variable is refused (draws ignore
+    it); so is a model with no observed variable at all, such as one whose
+    release enters only as a Potential on latents (an indicator of a
+    post-processed count).
+    """
+    if not model.observed_RVs:
+        hint = (
+            f"; its Potentials {[p.name for p in model.potentials]} cannot be simulated — "
+            "declare the releases as observed distributions"
+            if model.potentials
+            else ""
+        )
+        raise ValueError(f"model: has no observed variables (no releases to simulate){hint}")
     observed = set(model.observed_RVs) | {model.rvs_to_values[rv] for rv in model.observed_RVs}
     for potential in model.potentials:
         involved = observed & set(ancestors([potential]))
@@ -964,7 +978,10 @@ def monte_carlo_measures(
         ``inference`` (``"exact"``/``"mcmc"``), ``target``, the per-release
         ``event_posterior`` and ``decision`` arrays, ``seconds_per_release``
         (simulation + inference, after the one-off ``setup_seconds``), and for
-        the exact path the latent ``ranges``.
+        the exact path the latent ``ranges``. ``omitted_mass`` is the largest
+        estimated posterior mass outside the latent grid over the simulated
+        release sets (exact path; 0 for MCMC, whose windows are bounded by
+        :func:`~adversary.inference.sample`'s ``tail_mass`` per update).
     """
     model = modelcontext(model)
     releases = _positive_int(releases, "releases")

@@ -122,6 +122,13 @@ def test_block_group_potential_priors(granville, x2_prior):
     assert_agrees(mc, case.marginal_measures())
 
 
+def test_multi_level_exact_inference():
+    """The target unique at six levels (S1.1): one vector of releases."""
+    case = load_case("unique_many_levels")
+    mc = monte_carlo_measures(case.model(), {"X1": 1}, releases=5000, random_seed=16)
+    assert_agrees(mc, case.marginal_measures())
+
+
 def test_mcmc_single_block(dare):
     mc = monte_carlo_measures(
         dare.model("1/2"),
@@ -335,6 +342,13 @@ def test_likelihood_in_a_potential_is_refused():
         pm.Potential("extra", -((release - x1) ** 2) / 10.0)
     with pytest.raises(ValueError, match="Potential 'extra'"):
         monte_carlo_measures(model, {"X1": 1}, releases=10)
+    # A post-processed release as an indicator Potential on a latent noisy count (S6.4).
+    with pm.Model() as post_processed:
+        x1 = BernoulliCount("X1", known=0, p=0.5)
+        noisy = DiscreteGaussian("x1_star", mu=x1, sigma2=5.0)
+        pm.Potential("x1_tilde", pt.switch(pt.eq(pt.clip(noisy, 0, 10), 1), 0.0, -np.inf))
+    with pytest.raises(ValueError, match="x1_tilde"):
+        monte_carlo_measures(post_processed, {"X1": 1, "x1_star": 1}, releases=10)
 
 
 def test_enumerate_and_monte_carlo_share_semantics_of_events():
