@@ -15,7 +15,7 @@ export MPLBACKEND := Agg
 export MPLCONFIGDIR := $(CURDIR)/$(BUILD)/matplotlib
 export XDG_CACHE_HOME := $(CURDIR)/$(BUILD)/cache
 
-.PHONY: venv demo test lint clean
+.PHONY: venv demo test lint clean docs
 
 venv: $(INSTALLED)
 
@@ -32,6 +32,10 @@ demo: $(INSTALLED)
 test: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
+
+# The documentation site (docs/) into build/docs; warnings are errors.
+docs: $(INSTALLED)
+	$(BIN)/sphinx-build -W --keep-going -j auto -b html docs $(BUILD)/docs
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
