@@ -355,10 +355,24 @@ def _kernel_for_this_interpreter(app) -> None:
     os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, paths))
 
 
+def _executed_pages_are_always_outdated(app, env, added, changed, removed) -> list[str]:
+    """Re-read (so re-execute) every page that runs its code, whatever changed.
+
+    Their output depends on the installed package, which Sphinx does not track,
+    so an incremental build would otherwise keep a stale reproduction table.
+    """
+    return [
+        docname
+        for docname in env.found_docs
+        if "execution_mode: force" in Path(env.doc2path(docname)).read_text(encoding="utf-8")
+    ]
+
+
 def setup(app):
     app.add_directive("adversary-modules", AdversaryModules)
     app.add_directive("adversary-cli-help", AdversaryCliHelp)
     app.connect("builder-inited", _kernel_for_this_interpreter)
+    app.connect("env-get-outdated", _executed_pages_are_always_outdated)
     app.connect("autodoc-process-docstring", _absolute_relative_refs)
     app.connect("autodoc-process-docstring", _apply_workarounds)
     return {"parallel_read_safe": True}

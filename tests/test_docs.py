@@ -1,0 +1,117 @@
+"""The documentation site builds with warnings as errors, as ``make docs`` builds it.
+
+One Sphinx build into a temporary directory (its pages that run code — the
+scenario pages, the attack-model how-to and the reproduction report — are
+executed, so their examples are tested too); the tests then look at what it
+wrote. PyTensor's and matplotlib's caches stay in the build tree.
+"""
+
+import os
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import adversary
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+BUILD = ROOT / "build"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """``(completed process, html directory)`` of one build of ``docs/``."""
+    out = tmp_path_factory.mktemp("docs")
+    html = out / "html"
+    env = os.environ | {
+        "PYTENSOR_FLAGS": f"base_compiledir={BUILD / 'pytensor'}",
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": str(BUILD / "matplotlib"),
+    }
+    command = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-W",
+        "--keep-going",
+        "-j",
+        "auto",
+        "-b",
+        "html",
+        "-d",
+        str(out / "doctrees"),
+        str(DOCS),
+        str(html),
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=900)
+    return result, html
+
+
+def test_docs_build_without_warnings(site):
+    result, _ = site
+    problems = [
+        line for line in result.stderr.splitlines() if "WARNING:" in line or "ERROR:" in line
+    ]
+    assert result.returncode == 0 and not problems, "\n".join(
+        problems or result.stderr.splitlines()[-40:]
+    )
+
+
+def test_pages_are_written(site):
+    _, html = site
+    for page in (
+        "index",
+        "getting-started",
+        "concepts",
+        "scenarios/single-block",
+        "scenarios/block-group",
+        "scenarios/multi-level",
+        "scenarios/post-processing",
+        "attack-models",
+        "paper-differences",
+        "api/index",
+    ):
+        assert (html / f"{page}.html").is_file(), page
+
+
+def test_notebooks_are_rendered(site):
+    _, html = site
+    for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        assert (html / "notebooks" / f"{notebook.stem}.html").is_file(), notebook.name
+
+
+def test_reproduction_report_is_computed(site):
+    _, html = site
+    page = (html / "reproduction.html").read_text(encoding="utf-8")
+    assert page.count('class="reproduction-table"') >= 2
+    for text in ("Sec. 4.2, Table 4", "Sec. 4.3, Table 8", "matches", "differs", "mass-shift"):
+        assert text in page, text
+
+
+def test_command_line_help_is_in_getting_started(site):
+    _, html = site
+    page = (html / "getting-started.html").read_text(encoding="utf-8")
+    for command in ("demo", "budget", "run"):
+        assert f"usage: adversary {command}" in page, command
+
+
+def _public_modules():
+    names = ["adversary"]
+    for info in pkgutil.walk_packages(adversary.__path__, "adversary."):
+        if not any(part.startswith("_") for part in info.name.split(".")):
+            names.append(info.name)
+    return names
+
+
+def test_every_public_module_is_in_the_api_reference(site):
+    _, html = site
+    pages = "".join(path.read_text(encoding="utf-8") for path in (html / "api").glob("*.html"))
+    missing = [
+        name
+        for name in _public_modules()
+        if name != "adversary" and f'id="module-{name}"' not in pages
+    ]
+    assert not missing, missing
