@@ -15,7 +15,7 @@ import sys
 
 from .. import __version__
 
-SUBCOMMAND_MODULES = ("demo", "budget", "run")
+SUBCOMMAND_MODULES = ("demo", "budget", "run", "population")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,110 @@
+"""``adversary population``: every person at risk in a geography, on a Dask cluster.
+
+Reads a table of records or cell counts (DATA, Parquet or CSV; schema in
+``adversary.population.schema``) or generates a seeded synthetic state of
+PERSONS people shaped like the 2020 Census (``--synthetic``), finds everyone
+in a cell of at most ``small_cell_max`` people in their block (the unique,
+by default), and computes each attack's marginal risk (3.4) and probability
+of a correct decision (3.6) for every budget and prior of the population
+model file (``--model``: a file declaring ``POPULATION``, e.g. the shipped
+``population_gvhr``), each distinct parameter tuple once. Runs on a local
+Dask cluster (one worker per core, or ``--workers``) unless ``--scheduler``
+names an existing one; input is checked before anything runs, and nothing is
+written unless the run succeeds. A progress bar goes to stderr.
+
+Writes into ``--out`` (default ``build/population``): ``records.parquet``
+(one row per assessed record or cell: ``record_id``, geography,
+characteristics, ``persons``, ``block_size``, ``block_size_bin``, the cell's
+count at each level ``cell_block`` … ``cell_state``, ``other_blocks`` (d),
+``known_count`` (m), ``levels`` (ℓ), and one column
+``ATTACK:BUDGET:PRIOR:MEASURE`` per attack, budget, prior and measure),
+``parameters.parquet`` (each distinct tuple, its measures and persons),
+``summary.csv`` (persons above each threshold by attack, budget, prior and
+block size), ``summary_by_county.csv``, ``summary.json`` and ``plots/``.
+
+``--json`` prints one object with keys ``model`` (the population model,
+with ρ per budget and level), ``data``, ``stats`` (persons, assessed
+persons and records, distinct tuples per attack, partitions, workers),
+``timings`` (seconds per phase), ``summary`` (the rows of ``summary.csv``:
+``attack``, ``budget``, ``budget_scale``, ``prior``, ``prior_value``,
+``measure``, ``threshold``, ``block_size_bin`` (or ``"all"``),
+``persons_above``, ``persons_assessed``, ``persons``) and ``files``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..budget import PRESETS
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "population",
+        help="persons at risk in a whole geography under each attack, budget and prior (Dask)",
+        description=__doc__.split("\n\n")[1],
+        epilog="\n\n".join(__doc__.split("\n\n")[2:]),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("data", nargs="?", metavar="DATA", help="Parquet or CSV table")
+    source.add_argument(
+        "--synthetic", type=int, metavar="PERSONS", help="generate a synthetic state instead"
+    )
+    parser.add_argument(
+        "--model", required=True, metavar="MODEL_FILE", help="population model file or name"
+    )
+    parser.add_argument(
+        "--budget",
+        default=None,
+        metavar="PRESET",
+        help=f"budget preset (default: the model's): {', '.join(PRESETS)}",
+    )
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS", help="Dask scheduler")
+    parser.add_argument("--workers", type=int, default=None, help="local workers (default: cores)")
+    parser.add_argument("--partitions", type=int, default=None, help="number of partitions")
+    parser.add_argument(
+        "--partition-by", choices=("county", "tract"), default="county", help="partition unit"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of --synthetic")
+    parser.add_argument("--states", type=int, default=1, help="states of --synthetic")
+    parser.add_argument("--out", type=Path, default=Path("build/population"), help="output folder")
+    parser.add_argument("--no-plots", action="store_true", help="write no figures")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..population.engine import assess
+    from ..population.model import load_population_model
+    from ..population.output import summary_json, summary_text
+    from ..population.synthetic import synthetic_geography
+
+    model = load_population_model(args.model).with_preset(args.budget)
+    if args.synthetic is not None:
+        data = synthetic_geography(args.synthetic, states=args.states, seed=args.seed)
+        described = {"synthetic": args.synthetic, "states": args.states, "seed": args.seed}
+    else:
+        data = Path(args.data)
+        described = {"path": str(data)}
+    result = assess(
+        data,
+        model,
+        args.out,
+        scheduler=args.scheduler,
+        workers=args.workers,
+        partitions=args.partitions,
+        partition_level=args.partition_by,
+        progress=not args.no_progress,
+        plots=not args.no_plots,
+    )
+    if args.json:
+        json.dump({"data": described, **summary_json(result, model)}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(summary_text(result, model))
+    return 0

@@ -1,0 +1,1 @@
+"""Population-scale disclosure risk assessment (issue 7)."""

@@ -1,0 +1,197 @@
+"""The Dask engine: results independent of partitions and workers, and equal to the scenarios."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from adversary.population.engine import assess
+from adversary.population.model import LEVELS
+from adversary.population.partition import CELL_COLUMNS, measure_column
+from adversary.population.synthetic import synthetic_geography, synthetic_population
+from adversary.scenarios.block_group_case import BlockGroupCase
+from adversary.scenarios.multi_level import MultiLevelCase
+from adversary.scenarios.single_block import SingleBlockCase
+
+PERSONS = 20_000
+
+
+@pytest.fixture(scope="module")
+def population():
+    """Three states, several counties and tracts: twenty thousand people."""
+    return synthetic_population(PERSONS, states=3, seed=3)
+
+
+@pytest.fixture(scope="module")
+def reference(population, model, client_two):
+    return assess(population, model, client=client_two, partitions=1)
+
+
+def _same(a, b):
+    pd.testing.assert_frame_equal(a.records, b.records, check_exact=True)
+    pd.testing.assert_frame_equal(a.summary, b.summary, check_exact=True)
+    pd.testing.assert_frame_equal(a.by_county, b.by_county, check_exact=True)
+    pd.testing.assert_frame_equal(a.parameters, b.parameters, check_exact=True)
+
+
+def test_the_population_has_several_units_and_assessed_records(population, reference):
+    assert population["county"].nunique() >= 2
+    assert population["tract"].nunique() >= 4
+    assert reference.stats["persons"] == PERSONS
+    assert 0 < reference.stats["persons_assessed"] < PERSONS
+    assert reference.stats["partitions"] == 1
+
+
+@pytest.mark.parametrize(("level", "partitions"), [("county", 3), ("tract", 4), ("tract", 50)])
+def test_results_do_not_depend_on_partitions(
+    population, model, client_two, reference, level, partitions
+):
+    result = assess(
+        population, model, client=client_two, partitions=partitions, partition_level=level
+    )
+    assert result.stats["partitions"] > 1
+    _same(result, reference)
+
+
+def test_results_do_not_depend_on_the_number_of_workers(population, model, client_one, reference):
+    result = assess(population, model, client=client_one, partitions=5, partition_level="tract")
+    assert result.stats["workers"] == 1
+    _same(result, reference)
+
+
+def test_synthetic_generated_on_workers_equals_the_table(model, client_two):
+    """Persons generated per county on the workers equal the same population as a table."""
+    geography = synthetic_geography(PERSONS, states=3, seed=3)
+    generated = assess(geography, model, client=client_two, partitions=2)
+    table = assess(synthetic_population(PERSONS, states=3, seed=3), model, client=client_two)
+    _same(generated, table)
+
+
+def _independent_counts(population, chars, small):
+    """Cell counts, d and ℓ computed directly with pandas, one record at a time."""
+    frame = population.copy()
+    for level in LEVELS:
+        frame[CELL_COLUMNS[level]] = frame.groupby([level, *chars])["record_id"].transform("size")
+    frame["other_blocks"] = frame.groupby("block_group")["block"].transform("nunique") - 1
+    frame["block_size"] = frame.groupby("block")["record_id"].transform("size")
+    cells = frame[[CELL_COLUMNS[level] for level in LEVELS]].to_numpy()
+    frame["levels"] = (cells <= small).sum(axis=1)
+    return frame[frame[CELL_COLUMNS["block"]] <= small].set_index("record_id")
+
+
+def test_counts_of_every_assessed_record(population, model, reference):
+    expected = _independent_counts(population, list(model.characteristics), 1)
+    records = reference.records.set_index("record_id").sort_index()
+    assert list(records.index) == sorted(expected.index)
+    for column in [*CELL_COLUMNS.values(), "other_blocks", "block_size", "levels"]:
+        np.testing.assert_array_equal(
+            records[column].to_numpy(), expected.loc[records.index, column].to_numpy(), column
+        )
+    assert (records["known_count"] == 0).all()
+    assert set(records["levels"]) >= {1, 2}
+
+
+def test_per_record_risks_equal_the_scenario_cases(model, reference):
+    """A sample of records, each recomputed with its scenario's case class."""
+    records = reference.records
+    rng = np.random.default_rng(7)
+    sample = records.iloc[rng.choice(len(records), size=12, replace=False)]
+    # make sure a block alone in its block group (d = 0) is in the sample, if any
+    sample = pd.concat([sample, records[records["other_blocks"] == 0].head(1)])
+    budget = "x4"
+    rhos = model.rhos(budget)
+    for _, record in sample.iterrows():
+        m = int(record["known_count"])
+        cells = [int(record[CELL_COLUMNS[level]]) for level in LEVELS]
+        for prior, p in model.priors.items():
+            single = SingleBlockCase("s", rho=rhos["block"], priors={prior: p}, known_count=m)
+            ell = int(record["levels"])
+            multi = MultiLevelCase(
+                "l",
+                rhos=tuple(rhos[level] for level in LEVELS),
+                priors={prior: p},
+                levels=ell,
+                known_counts=tuple(c - 1 for c in cells),
+            )
+            d = int(record["other_blocks"])
+            if d > 0:
+                x2 = cells[1]
+                group = BlockGroupCase(
+                    "g",
+                    releases=(m + 1, x2, x2 - m - 1),
+                    truth=(m + 1, x2, x2 - m - 1),
+                    priors={prior: p},
+                    rho1=rhos["block"],
+                    rho2=rhos["block_group"],
+                    d=d,
+                    known_count=m,
+                ).marginal_measures()
+            else:  # alone in its block group: two releases of one count
+                group = MultiLevelCase(
+                    "g0",
+                    rhos=(rhos["block"], rhos["block_group"]),
+                    priors={prior: p},
+                    known_counts=(m, m),
+                ).marginal_measures()
+            for attack, measures in (
+                ("single_block", single.marginal_measures()),
+                ("block_group", group),
+                ("multi_level", multi.marginal_measures()),
+            ):
+                for name in ("marginal_risk", "correct_decision_probability"):
+                    got = record[measure_column(attack, budget, prior, name)]
+                    assert got == pytest.approx(getattr(measures, name), rel=1e-12, abs=1e-15), (
+                        attack,
+                        name,
+                        record["record_id"],
+                    )
+
+
+def test_summary_counts_the_records_above_each_threshold(model, reference):
+    records, summary = reference.records, reference.summary
+    for attack in model.attacks:
+        for prior in model.priors:
+            column = measure_column(attack, "x4", prior, "marginal_risk")
+            for threshold in model.risk_thresholds:
+                rows = summary[
+                    (summary["attack"] == attack)
+                    & (summary["prior"] == prior)
+                    & (summary["measure"] == "marginal_risk")
+                    & (summary["threshold"] == threshold)
+                ].set_index("block_size_bin")
+                above = records[records[column] > threshold]
+                assert rows.loc["all", "persons_above"] == above["persons"].sum()
+                by_bin = above.groupby("block_size_bin", observed=False)["persons"].sum()
+                for size_bin, persons in by_bin.items():
+                    assert rows.loc[str(size_bin), "persons_above"] == persons
+    assert (summary["persons_assessed"] <= summary["persons"]).all()
+    totals = summary[summary["block_size_bin"] == "all"]
+    assert (totals["persons"] == PERSONS).all()
+
+
+def test_cell_counts_give_the_records_results(population, model, client_two, reference):
+    """The same people as a table of cell counts: same summary, one row per cell."""
+    keys = ["state", "county", "tract", "block_group", "block", *model.characteristics]
+    cells = population.groupby(keys, sort=True).size().rename("count").reset_index()
+    # an empty block (housing but nobody) counts among its block group's d
+    result = assess(cells, model, client=client_two, partitions=2)
+    pd.testing.assert_frame_equal(result.summary, reference.summary, check_exact=True)
+    assert len(result.records) == reference.stats["records_assessed"]
+    assert (result.records["persons"] == 1).all()  # assessed cells hold one person
+
+
+def test_writes_every_output_file(population, model, client_two, tmp_path):
+    out = tmp_path / "out"
+    result = assess(population, model, out, client=client_two, partitions=2)
+    names = {
+        "records.parquet",
+        "parameters.parquet",
+        "summary.csv",
+        "summary_by_county.csv",
+        "summary.json",
+        "plots",
+    }
+    assert names <= {p.name for p in out.iterdir()}
+    assert len(list((out / "plots").glob("*.png"))) == 3
+    records = pd.read_parquet(out / "records.parquet")
+    assert len(records) == result.stats["records_assessed"]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.partial")]
