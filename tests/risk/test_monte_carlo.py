@@ -133,10 +133,10 @@ def test_mcmc_single_block(dare):
     mc = monte_carlo_measures(
         dare.model("1/2"),
         {"X1": 1},
-        releases=60,
+        releases=40,
         method="mcmc",
-        draws=300,
-        tune=50,
+        draws=200,
+        tune=30,
         random_seed=7,
     )
     assert mc.details["inference"] == "mcmc"
@@ -147,10 +147,10 @@ def test_mcmc_block_group(granville):
     mc = monte_carlo_measures(
         granville.model(),
         {"X1": 1, "X2": 1},
-        releases=40,
+        releases=30,
         method="mcmc",
-        draws=300,
-        tune=50,
+        draws=200,
+        tune=30,
         random_seed=8,
     )
     assert_agrees(mc, granville.marginal_measures(), max_se=0.12)
@@ -238,7 +238,7 @@ def test_user_model_callable_event_and_mcmc():
         <= N_SE * mc.details["standard_errors"]["marginal_posterior"]
     )
     mcmc = monte_carlo_measures(
-        cell_attack(), {"C": 1}, event, releases=40, method="mcmc", draws=200, tune=20,
+        cell_attack(), {"C": 1}, event, releases=30, method="mcmc", draws=200, tune=20,
         random_seed=11,
     )  # fmt: skip
     se = mcmc.details["standard_errors"]
@@ -374,7 +374,7 @@ def test_mcmc_reaches_a_continuous_latent():
     with pytest.raises(TypeError, match="method='mcmc'"):
         monte_carlo_measures(model, truth, releases=5)
     mc = monte_carlo_measures(
-        model, truth, releases=24, method="mcmc", draws=200, tune=100, random_seed=15
+        model, truth, releases=16, method="mcmc", draws=200, tune=100, random_seed=15
     )
 
     def dg_pmf(z, sigma2):  # by direct sums, |k| <= 80
