@@ -92,6 +92,13 @@ def read_table(path, columns: list[str] | None = None) -> pd.DataFrame:
     raise ValueError(f"data file {str(path)!r}: expected a .parquet or .csv file")
 
 
+def _show(value) -> str:
+    """A value as a user wrote it: ``-1``, ``1.5``, ``'A7'`` (no numpy type names)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value)
+
+
 def _first(mask: np.ndarray) -> int | None:
     hits = np.flatnonzero(mask)
     return int(hits[0]) if hits.size else None
@@ -133,9 +140,8 @@ def validate(frame: pd.DataFrame, characteristics) -> pd.DataFrame:
         else:
             duplicated = _first(pd.Series(record_ids).duplicated().to_numpy())
             if duplicated is not None:
-                problems.append(
-                    (duplicated, order[RECORD_ID], RECORD_ID, f"{record_ids[duplicated]} repeats")
-                )
+                message = f"{_show(record_ids[duplicated])} repeats"
+                problems.append((duplicated, order[RECORD_ID], RECORD_ID, message))
     if problems:
         row, _, column, message = min(problems)
         raise PopulationInputError(message, row=row + 1, column=column)
@@ -161,11 +167,11 @@ def _integers(series: pd.Series, column: str, minimum: int | None):
     bad = ~np.isfinite(numeric) | (numeric != np.round(numeric))
     row = _first(bad)
     if row is not None:
-        return None, (row, f"{values[row]!r} is not an integer")
+        return None, (row, f"{_show(values[row])} is not an integer")
     if minimum is not None:
         row = _first(numeric < minimum)
         if row is not None:
-            return None, (row, f"{values[row]!r} is negative (a count must be >= 0)")
+            return None, (row, f"{_show(values[row])} is negative (a count must be >= 0)")
     return numeric.astype(np.int64), None
 
 
@@ -179,8 +185,8 @@ def _check_nesting(frame: pd.DataFrame, child: str, parent: str) -> None:
     unit = frame[child].iloc[row]
     first_row = _first((frame[child] == unit).to_numpy())
     raise PopulationInputError(
-        f"{child} {unit!r} is in {parent} {parents.iloc[row]!r} here but in "
-        f"{parent} {parents.iloc[first_row]!r} at data row {first_row + 1}: each {child} "
+        f"{child} {_show(unit)} is in {parent} {_show(parents.iloc[row])} here but in "
+        f"{parent} {_show(parents.iloc[first_row])} at data row {first_row + 1}: each {child} "
         f"must lie in one {parent}",
         row=row + 1,
         column=parent,

@@ -7,6 +7,7 @@ import pytest
 from adversary.population.model import PopulationModel
 
 BUILD = Path(__file__).resolve().parents[2] / "build"
+PERSONS = 20_000
 
 
 def small_model(**changes) -> PopulationModel:
@@ -44,3 +45,19 @@ def client_two():
 def client_one():
     with _cluster(1) as client:
         yield client
+
+
+@pytest.fixture(scope="session")
+def population():
+    """Three states, several counties and tracts: twenty thousand people."""
+    from adversary.population.synthetic import synthetic_population
+
+    return synthetic_population(PERSONS, states=3, seed=3)
+
+
+@pytest.fixture(scope="session")
+def reference(population, model, client_two):
+    """The population assessed in one partition on two workers."""
+    from adversary.population.engine import assess
+
+    return assess(population, model, client=client_two, partitions=1)

@@ -7,23 +7,10 @@ import pytest
 from adversary.population.engine import assess
 from adversary.population.model import LEVELS
 from adversary.population.partition import CELL_COLUMNS, measure_column
-from adversary.population.synthetic import synthetic_geography, synthetic_population
+from adversary.population.synthetic import synthetic_geography
 from adversary.scenarios.block_group_case import BlockGroupCase
 from adversary.scenarios.multi_level import MultiLevelCase
 from adversary.scenarios.single_block import SingleBlockCase
-
-PERSONS = 20_000
-
-
-@pytest.fixture(scope="module")
-def population():
-    """Three states, several counties and tracts: twenty thousand people."""
-    return synthetic_population(PERSONS, states=3, seed=3)
-
-
-@pytest.fixture(scope="module")
-def reference(population, model, client_two):
-    return assess(population, model, client=client_two, partitions=1)
 
 
 def _same(a, b):
@@ -36,8 +23,8 @@ def _same(a, b):
 def test_the_population_has_several_units_and_assessed_records(population, reference):
     assert population["county"].nunique() >= 2
     assert population["tract"].nunique() >= 4
-    assert reference.stats["persons"] == PERSONS
-    assert 0 < reference.stats["persons_assessed"] < PERSONS
+    assert reference.stats["persons"] == len(population) == 20_000
+    assert 0 < reference.stats["persons_assessed"] < len(population)
     assert reference.stats["partitions"] == 1
 
 
@@ -58,12 +45,11 @@ def test_results_do_not_depend_on_the_number_of_workers(population, model, clien
     _same(result, reference)
 
 
-def test_synthetic_generated_on_workers_equals_the_table(model, client_two):
+def test_synthetic_generated_on_workers_equals_the_table(model, client_two, reference):
     """Persons generated per county on the workers equal the same population as a table."""
-    geography = synthetic_geography(PERSONS, states=3, seed=3)
+    geography = synthetic_geography(20_000, states=3, seed=3)
     generated = assess(geography, model, client=client_two, partitions=2)
-    table = assess(synthetic_population(PERSONS, states=3, seed=3), model, client=client_two)
-    _same(generated, table)
+    _same(generated, reference)
 
 
 def _independent_counts(population, chars, small):
@@ -146,7 +132,7 @@ def test_per_record_risks_equal_the_scenario_cases(model, reference):
                     )
 
 
-def test_summary_counts_the_records_above_each_threshold(model, reference):
+def test_summary_counts_the_records_above_each_threshold(population, model, reference):
     records, summary = reference.records, reference.summary
     for attack in model.attacks:
         for prior in model.priors:
@@ -165,7 +151,7 @@ def test_summary_counts_the_records_above_each_threshold(model, reference):
                     assert rows.loc[str(size_bin), "persons_above"] == persons
     assert (summary["persons_assessed"] <= summary["persons"]).all()
     totals = summary[summary["block_size_bin"] == "all"]
-    assert (totals["persons"] == PERSONS).all()
+    assert (totals["persons"] == len(population)).all()
 
 
 def test_cell_counts_give_the_records_results(population, model, client_two, reference):

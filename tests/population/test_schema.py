@@ -1,0 +1,169 @@
+"""Input checks: the first bad row and column, before anything runs or is written."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from adversary.cli import main
+from adversary.population.schema import PopulationInputError, read_table, validate
+
+CHARS = ["hhgq", "voting_age", "hispanic", "race"]
+
+
+def table(rows=6) -> pd.DataFrame:
+    """Two blocks of one block group, then a third block in another group."""
+    frame = pd.DataFrame(
+        {
+            "state": 1,
+            "county": 1001,
+            "tract": 1001000001,
+            "block_group": [1001000001001] * 4 + [1001000001002] * (rows - 4),
+            "block": [10010000010010001] * 2
+            + [10010000010010002] * 2
+            + [10010000010020001] * (rows - 4),
+            "hhgq": 0,
+            "voting_age": 1,
+            "hispanic": [0, 1] * (rows // 2),
+            "race": np.arange(rows) % 3,
+        }
+    )
+    return frame
+
+
+def test_a_good_table_passes_and_gets_count_and_record_id():
+    checked = validate(table(), CHARS)
+    assert (checked["count"] == 1).all()
+    assert list(checked["record_id"]) == list(range(6))
+
+
+def test_missing_column_is_named():
+    with pytest.raises(PopulationInputError, match="column 'block_group': missing") as error:
+        validate(table().drop(columns="block_group"), CHARS)
+    assert error.value.column == "block_group" and error.value.row is None
+
+
+def test_missing_characteristic_is_named():
+    with pytest.raises(PopulationInputError, match="column 'race': missing"):
+        validate(table().drop(columns="race"), CHARS)
+
+
+def test_negative_count_names_the_first_bad_row():
+    frame = table().assign(count=[3, 1, 2, -1, 5, -2])
+    with pytest.raises(PopulationInputError, match=r"data row 4, column 'count': -1 is negative"):
+        validate(frame, CHARS)
+
+
+def test_non_integer_count_and_empty_value():
+    with pytest.raises(PopulationInputError, match=r"data row 2, column 'count': 1.5 is not"):
+        validate(table().assign(count=[1, 1.5, 1, 1, 1, 1]), CHARS)
+    frame = table()
+    frame.loc[4, "race"] = None
+    frame.loc[3, "county"] = None  # the earlier row is reported
+    with pytest.raises(PopulationInputError, match=r"data row 4, column 'county': empty value"):
+        validate(frame, CHARS)
+
+
+def test_duplicated_record_id():
+    with pytest.raises(PopulationInputError, match=r"data row 3, column 'record_id': 7 repeats"):
+        validate(table().assign(record_id=[5, 7, 7, 8, 9, 10]), CHARS)
+
+
+def test_block_in_two_block_groups_names_the_row_of_the_second():
+    frame = table()
+    frame.loc[3, "block_group"] = 1001000001002  # block ...0002 now in two groups
+    with pytest.raises(PopulationInputError) as error:
+        validate(frame, CHARS)
+    assert error.value.row == 4 and error.value.column == "block_group"
+    assert "block 10010000010010002 is in block_group 1001000001002 here" in str(error.value)
+    assert "at data row 3" in str(error.value)
+
+
+def test_tract_in_two_counties():
+    frame = table()
+    frame.loc[5, "county"] = 1002
+    with pytest.raises(PopulationInputError, match="data row 6, column 'county': tract"):
+        validate(frame, CHARS)
+
+
+def test_row_problems_come_before_hierarchy_problems():
+    frame = table().assign(count=[1, 1, 1, 1, 1, -4])
+    frame.loc[3, "block_group"] = 1001000001002
+    with pytest.raises(PopulationInputError, match="data row 6, column 'count'"):
+        validate(frame, CHARS)
+
+
+def test_read_table_csv_and_parquet(tmp_path):
+    frame = table()
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    frame.to_parquet(tmp_path / "t.parquet")
+    for name in ("t.csv", "t.parquet"):
+        read = read_table(tmp_path / name, ["block", "race", "count"])
+        assert list(read.columns) == ["block", "race"]
+    with pytest.raises(ValueError, match=r"expected a \.parquet or \.csv"):
+        read_table(tmp_path / "t.csv").pipe(lambda _: read_table(_write(tmp_path / "t.txt")))
+    with pytest.raises(FileNotFoundError):
+        read_table(tmp_path / "missing.csv")
+
+
+def _write(path):
+    path.write_text("x")
+    return path
+
+
+MODEL_FILE = """
+from adversary.population.model import PopulationModel
+POPULATION = PopulationModel(
+    name="cli test",
+    characteristics=("hhgq", "voting_age", "hispanic", "race"),
+    priors={"1/2": 0.5},
+    budgets={"x4": 4.0},
+)
+"""
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda f: f.drop(columns="tract"), "column 'tract': missing"),
+        (lambda f: f.assign(count=[1, 2, 1, 1, -3, 1]), "data row 5, column 'count': -3"),
+        (
+            lambda f: f.assign(block_group=[1001000001001] * 3 + [1001000001002] * 3),
+            "data row 4, column 'block_group': block",
+        ),
+    ],
+)
+def test_cli_malformed_input_is_an_error_and_writes_nothing(tmp_path, capsys, change, message):
+    data = tmp_path / "people.csv"
+    change(table()).to_csv(data, index=False)
+    model = tmp_path / "model.py"
+    model.write_text(MODEL_FILE)
+    out = tmp_path / "out"
+    before = set(tmp_path.iterdir())
+    status = main(["population", str(data), "--model", str(model), "--out", str(out), "--json"])
+    captured = capsys.readouterr()
+    assert status == 2
+    assert captured.out == ""
+    assert captured.err.startswith("adversary population: error: ")
+    assert message in captured.err
+    assert set(tmp_path.iterdir()) == before  # no output folder, no staging folder
+
+
+def test_cli_runs_a_csv_on_an_existing_scheduler(tmp_path, capsys, client_two):
+    data = tmp_path / "people.csv"
+    table().to_csv(data, index=False)
+    model = tmp_path / "model.py"
+    model.write_text(MODEL_FILE)
+    out = tmp_path / "out"
+    address = client_two.scheduler.address
+    argv = ["population", str(data), "--model", str(model), "--out", str(out), "--json"]
+    assert main([*argv, "--scheduler", address, "--no-progress"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["data"] == {"path": str(data)}
+    assert result["stats"]["persons"] == 6
+    assert result["stats"]["workers"] == 2
+    assert result["model"]["rho"]["x4"]["block"] == pytest.approx(4 * 0.0992, rel=1e-2)
+    assert (out / "records.parquet").is_file() and (out / "summary.json").is_file()
+    records = pd.read_parquet(out / "records.parquet")
+    assert result["stats"]["records_assessed"] == len(records)
