@@ -194,7 +194,8 @@ class AdversaryModules(SphinxDirective):
         if "rest" in self.options:
             names = [name for name in everything if name not in covered and name != "adversary"]
             if not names:
-                return []
+                text = "None: every public module is on one of the pages above."
+                return [nodes.paragraph(text, text)]
         else:
             names = [module for package in self.arguments for module in public_modules(package)]
         importable = []
