@@ -257,11 +257,13 @@ def _absolute_relative_refs(app, what, name, obj, options, lines) -> None:
 
 
 # Docstrings that do not parse as reStructuredText, and the narrowest change that
-# renders them: ``{object: [(text, replacement), …]}``. Each is a fix to make in
-# the docstring itself; until then it is rendered with the replacement.
+# renders them: ``{object: [(text, replacement), …]}``, ``"*"`` for any object.
+# Each is a fix to make in the docstring itself; until then it is rendered with
+# the replacement.
 DOCSTRING_WORKAROUNDS = {
-    # ``|…|`` (an absolute value) is a substitution reference in reST.
-    "adversary.scenarios.multi_level.marginals": [
+    # ``|…|`` (an absolute value) is a substitution reference in reST. This bound
+    # is written so in the ``marginals`` of multi_level and of unknown_attribute.
+    "*": [
         ("|error of the marginal posterior|", r"\|error of the marginal posterior\|"),
     ],
     "adversary.empirical.privacy_loss": [
@@ -273,7 +275,7 @@ DOCSTRING_WORKAROUNDS = {
 
 
 def _apply_workarounds(app, what, name, obj, options, lines) -> None:
-    for text, replacement in DOCSTRING_WORKAROUNDS.get(name, ()):
+    for text, replacement in (*DOCSTRING_WORKAROUNDS["*"], *DOCSTRING_WORKAROUNDS.get(name, ())):
         lines[:] = [line.replace(text, replacement) for line in lines]
 
 
@@ -369,11 +371,49 @@ def _executed_pages_are_always_outdated(app, env, added, changed, removed) -> li
     ]
 
 
+def _resolve_reexports(app, env, node, contnode):
+    """Resolve ``adversary.inference.sample`` — a name a package re-exports — to its definition.
+
+    The reference documents each object once, in the module that defines it
+    (``adversary.inference.sampling.sample``); references written with the
+    public path users import from would otherwise find nothing.
+    """
+    if node.get("refdomain") != "py":
+        return None
+    target = node.get("reftarget", "").lstrip("~.")
+    candidates = [target]
+    if node.get("py:module"):  # a bare name in a package's docstring: the package's export
+        candidates.append(f"{node['py:module']}.{target}")
+    for candidate in candidates:
+        package_name, _, name = candidate.rpartition(".")
+        if package_name.split(".")[0] != "adversary":
+            continue
+        try:  # a parallel build resolves references in a process that may not have imported it
+            package = importlib.import_module(package_name)
+        except ImportError:
+            continue
+        obj = getattr(package, name, None)
+        if isinstance(obj, types.ModuleType):
+            role, home = "mod", obj.__name__
+        else:
+            module = getattr(obj, "__module__", None)
+            if not module or module == package_name:
+                continue
+            role, home = "obj", f"{module}.{getattr(obj, '__qualname__', name)}"
+        found = env.domains["py"].resolve_xref(
+            env, node["refdoc"], app.builder, role, home, node, contnode
+        )
+        if found is not None:
+            return found
+    return None
+
+
 def setup(app):
     app.add_directive("adversary-modules", AdversaryModules)
     app.add_directive("adversary-cli-help", AdversaryCliHelp)
     app.connect("builder-inited", _kernel_for_this_interpreter)
     app.connect("env-get-outdated", _executed_pages_are_always_outdated)
+    app.connect("missing-reference", _resolve_reexports)
     app.connect("autodoc-process-docstring", _absolute_relative_refs)
     app.connect("autodoc-process-docstring", _apply_workarounds)
     return {"parallel_read_safe": True}
