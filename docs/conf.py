@@ -36,11 +36,12 @@ DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 BUILD = ROOT / "build"
 
-# Code run at build time (autodoc imports, the reproduction report's kernel)
-# keeps its caches in the build tree, as the Makefile does.
+# Code run at build time (autodoc imports, the kernels of the executed pages)
+# keeps its caches and files in the build tree, as the Makefile does.
 os.environ.setdefault("PYTENSOR_FLAGS", f"base_compiledir={BUILD / 'pytensor'}")
 os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("MPLCONFIGDIR", str(BUILD / "matplotlib"))
+os.environ.setdefault("IPYTHONDIR", str(BUILD / "ipython"))  # the kernels' IPython profile
 
 logger = logging.getLogger(__name__)
 
