@@ -344,7 +344,7 @@ def choose_rho(
     field : str
         The ρ to vary: ``"rho"``, ``"rho1"``, ``"rho2"``, or an element of a
         tuple of ρ such as ``"rhos[1]"`` (:func:`rho_fields` lists them).
-    priors : label or sequence of labels, optional
+    priors : str or sequence of str, optional
         The priors that must all stay below the threshold; default all.
     rho_min, rho_max : float
         The searched range.

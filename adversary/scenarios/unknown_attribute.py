@@ -504,7 +504,7 @@ def marginals(
     later cells, v the truth's score), whose second derivative is at most
     ``max|expit''| + max|expit'| · max ∂²logaddexp = 1/(6√3) + 1/16``
     (:data:`GRID_CURVATURE_BOUND`, M). Summing over the splits (a telescoping
-    sum with exact later steps),
+    sum with exact later steps)::
 
         |error of the marginal posterior| ≤ (M/2) Σ h² Σ P f(1-f) + ε
                                            ≤ (R' - 1) M h²/8 + ε,
