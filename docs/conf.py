@@ -42,6 +42,7 @@ os.environ.setdefault("PYTENSOR_FLAGS", f"base_compiledir={BUILD / 'pytensor'}")
 os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("MPLCONFIGDIR", str(BUILD / "matplotlib"))
 os.environ.setdefault("IPYTHONDIR", str(BUILD / "ipython"))  # the kernels' IPython profile
+Path(os.environ["IPYTHONDIR"]).mkdir(parents=True, exist_ok=True)  # IPython needs its parent
 
 logger = logging.getLogger(__name__)
 
@@ -267,6 +268,11 @@ DOCSTRING_WORKAROUNDS = {
     "*": [
         ("|error of the marginal posterior|", r"\|error of the marginal posterior\|"),
     ],
+    # A numpy-style type is cross-referenced word by word; "label" matches the
+    # ``label`` property of six noise mechanisms, an ambiguous reference.
+    "adversary.risk.choose_rho.choose_rho": [
+        ("priors : label or sequence", "priors : ``label`` or sequence"),
+    ],
     "adversary.empirical.privacy_loss": [
         # ``:paramref:`` is a role of an extension the site does not load.
         (":paramref:`shift`", "``shift``"),
@@ -415,6 +421,7 @@ def setup(app):
     app.connect("builder-inited", _kernel_for_this_interpreter)
     app.connect("env-get-outdated", _executed_pages_are_always_outdated)
     app.connect("missing-reference", _resolve_reexports)
-    app.connect("autodoc-process-docstring", _absolute_relative_refs)
-    app.connect("autodoc-process-docstring", _apply_workarounds)
+    # Before napoleon (priority 500) turns numpy-style sections into fields.
+    app.connect("autodoc-process-docstring", _absolute_relative_refs, priority=400)
+    app.connect("autodoc-process-docstring", _apply_workarounds, priority=400)
     return {"parallel_read_safe": True}
