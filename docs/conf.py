@@ -259,19 +259,13 @@ def _absolute_relative_refs(app, what, name, obj, options, lines) -> None:
 
 
 # Docstrings that do not parse as reStructuredText, and the narrowest change that
-# renders them: ``{object: [(text, replacement), …]}``, ``"*"`` for any object.
-# Each is a fix to make in the docstring itself; until then it is rendered with
-# the replacement.
+# renders them: ``{object: [(text, replacement), …]}``. Each is a fix to make in
+# the docstring itself (unknown_attribute and choose_rho have made theirs); until
+# then it is rendered with the replacement.
 DOCSTRING_WORKAROUNDS = {
-    # ``|…|`` (an absolute value) is a substitution reference in reST. This bound
-    # is written so in the ``marginals`` of multi_level and of unknown_attribute.
-    "*": [
+    # ``|…|`` (an absolute value) is a substitution reference in reST.
+    "adversary.scenarios.multi_level.marginals": [
         ("|error of the marginal posterior|", r"\|error of the marginal posterior\|"),
-    ],
-    # A numpy-style type is cross-referenced word by word; "label" matches the
-    # ``label`` property of six noise mechanisms, an ambiguous reference.
-    "adversary.risk.choose_rho.choose_rho": [
-        ("priors : label or sequence", "priors : ``label`` or sequence"),
     ],
     "adversary.empirical.privacy_loss": [
         # ``:paramref:`` is a role of an extension the site does not load.
@@ -282,7 +276,7 @@ DOCSTRING_WORKAROUNDS = {
 
 
 def _apply_workarounds(app, what, name, obj, options, lines) -> None:
-    for text, replacement in (*DOCSTRING_WORKAROUNDS["*"], *DOCSTRING_WORKAROUNDS.get(name, ())):
+    for text, replacement in DOCSTRING_WORKAROUNDS.get(name, ()):
         lines[:] = [line.replace(text, replacement) for line in lines]
 
 
