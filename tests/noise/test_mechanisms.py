@@ -312,7 +312,7 @@ def test_discrete_laplace_with_a_scale_of_many_bits():
 
 
 def test_uniform_below_a_big_bound_is_uniform():
-    from adversary.noise.mechanisms import _make_uniform_below
+    from adversary.noise.mechanisms.base import _make_uniform_below
 
     words = exact_sampling._word_source(np.random.default_rng(5), 1024).__next__
     t = 3 * 2**70
