@@ -14,6 +14,10 @@ export PYTENSOR_FLAGS := base_compiledir=$(CURDIR)/$(BUILD)/pytensor
 export MPLBACKEND := Agg
 export MPLCONFIGDIR := $(CURDIR)/$(BUILD)/matplotlib
 export XDG_CACHE_HOME := $(CURDIR)/$(BUILD)/cache
+export IPYTHONDIR := $(CURDIR)/$(BUILD)/ipython
+export JUPYTER_RUNTIME_DIR := $(CURDIR)/$(BUILD)/jupyter/runtime
+export JUPYTER_DATA_DIR := $(CURDIR)/$(BUILD)/jupyter/data
+export JUPYTER_CONFIG_DIR := $(CURDIR)/$(BUILD)/jupyter/config
 
 .PHONY: venv demo test lint clean docs
 

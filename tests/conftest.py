@@ -9,6 +9,14 @@ _BUILD = Path(__file__).resolve().parent.parent / "build"
 os.environ.setdefault("PYTENSOR_FLAGS", f"base_compiledir={_BUILD / 'pytensor'}")
 os.environ.setdefault("MPLCONFIGDIR", str(_BUILD / "matplotlib"))
 os.environ.setdefault("MPLBACKEND", "Agg")
+# Kernels (notebook tests, executed docs pages) and Jupyter keep their files here too.
+for _name, _folder in (
+    ("IPYTHONDIR", "ipython"),
+    ("JUPYTER_RUNTIME_DIR", "jupyter/runtime"),
+    ("JUPYTER_DATA_DIR", "jupyter/data"),
+    ("JUPYTER_CONFIG_DIR", "jupyter/config"),
+):
+    os.environ.setdefault(_name, str(_BUILD / _folder))
 
 
 @pytest.fixture(scope="session")
