@@ -1,4 +1,5 @@
-"""PyMC building blocks (layer 2): the discrete Gaussian release and count priors.
+"""PyMC building blocks (layer 2): the discrete Gaussian release, any noise mechanism's
+release and count priors.
 
 Every distribution here takes integer (int64) values, has an exact log-p and a
 feasible ``support_point``, and registers its support with
@@ -6,6 +7,7 @@ feasible ``support_point``, and registers its support with
 """
 
 from .discrete_gaussian import DiscreteGaussian, log_normaliser
+from .noise_release import NoiseRelease
 from .priors import (
     BernoulliCount,
     BoundedUniform,
@@ -28,6 +30,7 @@ __all__ = [
     "FinitePmf",
     "ImproperDistributionError",
     "ImproperUniform",
+    "NoiseRelease",
     "PointMass",
     "log_normaliser",
     "register_support_bounds",

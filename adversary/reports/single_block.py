@@ -30,11 +30,12 @@ def release_table(case: SingleBlockCase) -> pd.DataFrame:
     """
     releases = np.array(case.releases)
     args = (case.rho, case.known_count, case.true_count, case.convention)
-    post = sb.posterior(releases[:, None], case.prior_values, *args)
-    risk = sb.risk(releases[:, None], case.prior_values, *args)
+    noise = {"mechanism": case.mechanism}
+    post = sb.posterior(releases[:, None], case.prior_values, *args, **noise)
+    risk = sb.risk(releases[:, None], case.prior_values, *args, **noise)
     columns = {
         ("release_probability", ""): sb.release_pmf(
-            releases, case.rho, case.truth, case.convention
+            releases, case.rho, case.truth, case.convention, **noise
         ),
         **_measure_columns(case, "posterior", post),
         **_measure_columns(case, "risk", risk),
@@ -45,26 +46,37 @@ def release_table(case: SingleBlockCase) -> pd.DataFrame:
 
 
 def marginal_table(case: SingleBlockCase, rho: float | None = None) -> pd.DataFrame:
-    """Table 5 at ``rho`` (default ``case.rho``): one row per prior.
+    """Table 5 at ``rho`` (default ``case.rho``, or the case's mechanism): one row per prior.
 
     Columns: ``p``, ``marginal_posterior`` (3.3), ``marginal_risk`` (3.4) and
-    ``correct_decision_probability`` (3.6).
+    ``correct_decision_probability`` (3.6). A ``rho`` given here is the discrete
+    Gaussian's, whatever noise the case has.
     """
+    noise = {"mechanism": case.mechanism if rho is None else None}
     rho = case.rho if rho is None else rho
     args = (case.prior_values, rho, case.known_count, case.true_count, case.convention)
     return pd.DataFrame(
         {
             "p": case.prior_values,
-            "marginal_posterior": sb.marginal_posterior(*args),
-            "marginal_risk": sb.marginal_risk(*args),
-            "correct_decision_probability": sb.correct_decision_probability(*args),
+            "marginal_posterior": sb.marginal_posterior(*args, **noise),
+            "marginal_risk": sb.marginal_risk(*args, **noise),
+            "correct_decision_probability": sb.correct_decision_probability(*args, **noise),
         },
         index=pd.Index(list(case.priors), name="prior"),
     )
 
 
 def rho_sweep(case: SingleBlockCase, rhos) -> pd.DataFrame:
-    """The measures of :func:`marginal_table` for every ρ in ``rhos`` (long format)."""
+    """The measures of :func:`marginal_table` for every ρ in ``rhos`` (long format).
+
+    The noise is the discrete Gaussian at each ρ under the case's convention; a
+    case with another mechanism is refused (sweep its mechanisms instead).
+    """
+    if case.mechanism is not None:
+        raise ValueError(
+            f"case: a sweep over rho needs the discrete Gaussian (rho, convention); this case "
+            f"has the mechanism {case.mechanism.label}"
+        )
     rhos = np.asarray(rhos, dtype=np.float64)
     args = (
         case.prior_values[None, :],

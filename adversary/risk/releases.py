@@ -6,6 +6,10 @@ discrete Gaussian summed over ``[-K, K]``, with ``K`` from
 :func:`adversary.noise.discrete_gaussian.cutoff` so that the omitted noise
 values carry at most ``tail_mass`` of probability: for a function with values
 in ``[0, 1]`` the sum is within ``tail_mass`` of the exact expectation.
+
+For any other :class:`~adversary.noise.mechanisms.NoiseMechanism` the
+scenarios sum over its table (:meth:`~adversary.noise.mechanisms.NoiseMechanism.table`,
+whose ``omitted_mass`` bounds what is left out) with :func:`expectation_over_table`.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import numpy as np
 
 from ..noise import discrete_gaussian
 
-__all__ = ["DEFAULT_TAIL_MASS", "expectation_over_noise"]
+__all__ = ["DEFAULT_TAIL_MASS", "expectation_over_noise", "expectation_over_table"]
 
 #: Release probability a marginal sum may leave out, unless a caller says otherwise.
 DEFAULT_TAIL_MASS = 1e-15
@@ -51,3 +55,20 @@ def expectation_over_noise(
             total += function(z[None, part].astype(np.float64), at) @ weights[part]
         out[at] = total
     return out
+
+
+def expectation_over_table(
+    function: Callable[[slice], np.ndarray], masses: np.ndarray, n_cases: int
+) -> np.ndarray:
+    """``Σ_i masses[i] · function(i)`` for ``n_cases`` cases at once, in blocks of noise values.
+
+    ``function(at)`` receives a slice of the noise values' indices and returns
+    the function's values for every case there, shape ``(n_cases, len)``.
+    """
+    masses = np.asarray(masses, dtype=np.float64)
+    total = np.zeros(n_cases)
+    chunk = max(1, _BLOCK_ELEMENTS // max(1, n_cases))
+    for start in range(0, masses.size, chunk):
+        part = slice(start, start + chunk)
+        total += function(part) @ masses[part]
+    return total

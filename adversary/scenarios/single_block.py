@@ -17,6 +17,18 @@ array arguments (releases, priors, ρ, counts) against each other.
 "The truth" is the data holder's true count ``x1``: ``m + 1`` when the target
 has c (the paper's setting, the default) or ``m`` when they do not. Posterior
 and risk functions give the probability of the truth.
+
+**Other noise.** Every function takes ``mechanism=`` (a
+:class:`~adversary.noise.mechanisms.NoiseMechanism`) instead of ``rho`` and
+``convention``. A :class:`~adversary.noise.mechanisms.DiscreteGaussianNoise`
+uses the closed forms above (``DiscreteGaussianNoise.from_rho(rho, convention)``
+gives the same numbers as ``rho``); any other mechanism the general forms: the
+log likelihood ratio is ``logpmf(x1* - m - 1) - logpmf(x1* - m)``, which is no
+longer linear in ``x1*``, so the decision probability is the noise pmf summed
+over the releases where the decision is right. With bounded noise the ratio
+is ``+inf`` or ``-inf`` where only one hypothesis can produce the release: the
+posterior is then exactly 1 or 0 (the release reveals the truth or rules it
+out); a release neither hypothesis can produce is an error.
 """
 
 from __future__ import annotations
@@ -29,9 +41,12 @@ from scipy import special
 
 from .._validation import as_counts, as_integers, as_probability
 from ..distributions import BernoulliCount, DiscreteGaussian
-from ..noise import discrete_gaussian, noise_variance
+from ..distributions.noise_release import NoiseRelease
+from ..noise import discrete_gaussian
+from ..noise.mechanisms import NoiseMechanism
 from ..risk.measures import MarginalMeasures
-from ..risk.releases import DEFAULT_TAIL_MASS, expectation_over_noise
+from ..risk.releases import DEFAULT_TAIL_MASS, expectation_over_noise, expectation_over_table
+from ._mechanism import impossible_release_error, log_ratio, noise_table, resolve, support_points
 
 __all__ = [
     "SingleBlockCase",
@@ -61,53 +76,78 @@ def _true_count(known_count, true_count) -> tuple[np.ndarray, np.ndarray]:
     return known, truth
 
 
-def log_likelihood_ratio(release, rho, known_count=0, convention="paper") -> np.ndarray:
-    """``log P[X1* = x1* | X1 = m+1] - log P[X1* = x1* | X1 = m] = (2(x1* - m) - 1)/(2σ²)``."""
+def log_likelihood_ratio(
+    release, rho=None, known_count=0, convention="paper", *, mechanism=None
+) -> np.ndarray:
+    """``log P[X1* = x1* | X1 = m+1] - log P[X1* = x1* | X1 = m] = (2(x1* - m) - 1)/(2σ²)``.
+
+    With ``mechanism``: ``logpmf(x1* - m - 1) - logpmf(x1* - m)``, ``±inf``
+    where only one value of ``X1`` can produce the release; a release neither
+    can produce raises ``ValueError``.
+    """
     release = as_integers(release, "release")
     known = as_counts(known_count, "known_count")
-    sigma2 = noise_variance(rho, convention)
-    return (2.0 * (release - known).astype(np.float64) - 1.0) / (2.0 * sigma2)
+    sigma2, mech = resolve(rho, convention, mechanism)
+    if mech is None:
+        return (2.0 * (release - known).astype(np.float64) - 1.0) / (2.0 * sigma2)
+    noise = release - known
+    ratio = log_ratio(mech.logpmf(noise - 1), mech.logpmf(noise))
+    if np.any(np.isnan(ratio)):
+        bad = np.broadcast_to(release, ratio.shape)[np.isnan(ratio)]
+        raise impossible_release_error("release", bad.tolist(), mech)
+    return ratio
 
 
-def _log_odds_of_truth(release, prior, rho, known_count, true_count, convention):
+def _log_odds_of_truth(release, prior, rho, known_count, true_count, convention, mechanism):
     """Posterior log odds of ``X1 = x1`` (the truth) against the other value, and its prior."""
     prior = as_probability(prior, "prior")
     known, truth = _true_count(known_count, true_count)
     has_c = truth == known + 1
-    log_odds_c = special.logit(prior) + log_likelihood_ratio(release, rho, known, convention)
+    ratio = log_likelihood_ratio(release, rho, known, convention, mechanism=mechanism)
+    log_odds_c = special.logit(prior) + ratio
     prior_of_truth = np.where(has_c, prior, 1.0 - prior)
     return np.where(has_c, log_odds_c, -log_odds_c), prior_of_truth
 
 
 def posterior(
-    release, prior, rho, known_count=0, true_count=None, convention="paper"
+    release, prior, rho=None, known_count=0, true_count=None, convention="paper", *, mechanism=None
 ) -> np.ndarray:
     """Posterior probability of the truth given the release, equation (3.1).
 
     With the default truth ``x1 = m + 1``: ``p e^{-ρ(x1*-x1)²} / (p e^{-ρ(x1*-x1)²}
     + (1-p) e^{-ρ(x1*-m)²})`` in the paper's convention, computed as the logistic
-    function of the posterior log odds (no overflow for any ρ or count).
+    function of the posterior log odds (no overflow for any ρ or count). With
+    ``mechanism`` the likelihoods are its pmf; bounded noise can give exactly 0 or 1.
     """
-    log_odds, _ = _log_odds_of_truth(release, prior, rho, known_count, true_count, convention)
+    log_odds, _ = _log_odds_of_truth(
+        release, prior, rho, known_count, true_count, convention, mechanism
+    )
     return special.expit(log_odds)
 
 
-def risk(release, prior, rho, known_count=0, true_count=None, convention="paper") -> np.ndarray:
+def risk(
+    release, prior, rho=None, known_count=0, true_count=None, convention="paper", *, mechanism=None
+) -> np.ndarray:
     """Disclosure risk, equation (3.2): the posterior (3.1) of the truth over its prior."""
     log_odds, prior_of_truth = _log_odds_of_truth(
-        release, prior, rho, known_count, true_count, convention
+        release, prior, rho, known_count, true_count, convention, mechanism
     )
     return special.expit(log_odds) / prior_of_truth
 
 
-def release_pmf(release, rho, true_count=1, convention="paper") -> np.ndarray:
-    """``P[X1* = x1* | X1 = x1]``: the discrete Gaussian pmf of the noise ``x1* - x1``."""
+def release_pmf(release, rho=None, true_count=1, convention="paper", *, mechanism=None):
+    """``P[X1* = x1* | X1 = x1]``: the pmf of the noise ``x1* - x1`` (discrete Gaussian for ρ)."""
     release = as_integers(release, "release")
     truth = as_counts(true_count, "true_count")
-    return discrete_gaussian.pmf(release - truth, noise_variance(rho, convention))
+    sigma2, mech = resolve(rho, convention, mechanism)
+    if mech is None:
+        return discrete_gaussian.pmf(release - truth, sigma2)
+    return mech.pmf(release - truth)
 
 
-def decision(release, prior, rho, known_count=0, convention="paper") -> np.ndarray:
+def decision(
+    release, prior, rho=None, known_count=0, convention="paper", *, mechanism=None
+) -> np.ndarray:
     """The Bayes estimate of ``X1`` under 0-1 loss, equation (3.5).
 
     ``m + 1`` where its posterior is at least 1/2, else ``m`` (a tie, which
@@ -115,7 +155,8 @@ def decision(release, prior, rho, known_count=0, convention="paper") -> np.ndarr
     """
     prior = as_probability(prior, "prior")
     known = as_counts(known_count, "known_count")
-    log_odds = special.logit(prior) + log_likelihood_ratio(release, rho, known, convention)
+    ratio = log_likelihood_ratio(release, rho, known, convention, mechanism=mechanism)
+    log_odds = special.logit(prior) + ratio
     return known + (log_odds >= 0).astype(np.int64)
 
 
@@ -128,18 +169,58 @@ def _decision_threshold(prior, sigma2) -> np.ndarray:
     return np.ceil(-sigma2 * special.logit(prior) - 0.5)
 
 
+def _noise_log_ratios(mech: NoiseMechanism, tail_mass: float):
+    """The truth's noise table and, at each noise value z, the log likelihood ratio of the
+    truth against the other value: ``logpmf(z) - logpmf(z + 1)`` for ``x1 = m + 1`` and
+    ``logpmf(z) - logpmf(z - 1)`` for ``x1 = m`` (each in ``(-inf, +inf]``)."""
+    table = noise_table(mech, tail_mass)
+    z, masses = support_points(table)
+    here = mech.logpmf(z)
+    return table, masses, log_ratio(here, mech.logpmf(z + 1)), log_ratio(here, mech.logpmf(z - 1))
+
+
 def correct_decision_probability(
-    prior, rho, known_count=0, true_count=None, convention="paper"
+    prior,
+    rho=None,
+    known_count=0,
+    true_count=None,
+    convention="paper",
+    *,
+    mechanism=None,
+    tail_mass=DEFAULT_TAIL_MASS,
 ) -> np.ndarray:
     """Probability that the Bayes decision (3.5) equals the truth, equation (3.6).
 
     For the truth ``x1 = m + 1`` this is ``P[Z ≥ z0]`` with ``z0`` the decision
     threshold on the noise; for ``x1 = m`` the adversary is right iff the
     noise ``x1* - m`` lies below ``z0 + 1``. Exact: a discrete Gaussian tail.
+
+    With a ``mechanism`` other than the discrete Gaussian the log odds are not
+    linear in the release, so there is no threshold: the noise pmf is summed
+    over the noise values (the mechanism's table, :func:`noise_table`) at which
+    the decision is right. Exact for bounded noise; otherwise a lower bound
+    within the table's ``omitted_mass ≤ tail_mass`` (``tail_mass`` is used only
+    on this path).
     """
     prior = as_probability(prior, "prior")
     known, truth = _true_count(known_count, true_count)
-    sigma2 = noise_variance(rho, convention)
+    sigma2, mech = resolve(rho, convention, mechanism)
+    if mech is not None:
+        _, masses, ratio_c, ratio_0 = _noise_log_ratios(mech, tail_mass)
+        has_c = truth == known + 1
+        logit = special.logit(prior)
+        logit, has_c = np.broadcast_arrays(logit, has_c)
+        # Truth m + 1: right iff logit p + ratio_c ≥ 0 (ties go to m + 1); truth m: right
+        # iff the log odds of m + 1, logit p - ratio_0, are < 0.
+        return expectation_over_table(
+            lambda at: np.where(
+                has_c.ravel()[:, None],
+                logit.ravel()[:, None] + ratio_c[None, at] >= 0,
+                logit.ravel()[:, None] - ratio_0[None, at] < 0,
+            ).astype(np.float64),
+            masses,
+            logit.size,
+        ).reshape(logit.shape)
     threshold = _decision_threshold(prior, sigma2)
     # Saturate far-off thresholds to ±2^62 (probabilities 0 or 1) to keep them integral.
     threshold = np.clip(threshold, -(2.0**62), 2.0**62).astype(np.int64)
@@ -150,7 +231,14 @@ def correct_decision_probability(
 
 
 def marginal_posterior(
-    prior, rho, known_count=0, true_count=None, convention="paper", tail_mass=DEFAULT_TAIL_MASS
+    prior,
+    rho=None,
+    known_count=0,
+    true_count=None,
+    convention="paper",
+    tail_mass=DEFAULT_TAIL_MASS,
+    *,
+    mechanism=None,
 ) -> np.ndarray:
     """Posterior of the truth averaged over releases from the truth, equation (3.3).
 
@@ -158,10 +246,25 @@ def marginal_posterior(
     values within :func:`~adversary.noise.discrete_gaussian.cutoff`; the
     omitted releases carry at most ``tail_mass`` of probability, so the result
     is exact to within ``tail_mass``. By S1.1 it does not depend on ``m``.
+    With ``mechanism``: summed over its table (the whole support for bounded
+    noise, so exact; else within its ``omitted_mass ≤ tail_mass``).
     """
     prior = as_probability(prior, "prior")
     known, truth = _true_count(known_count, true_count)
-    sigma2 = noise_variance(rho, convention)
+    sigma2, mech = resolve(rho, convention, mechanism)
+    if mech is not None:
+        _, masses, ratio_c, ratio_0 = _noise_log_ratios(mech, tail_mass)
+        has_c = truth == known + 1
+        offset = np.where(has_c, special.logit(prior), -special.logit(prior))
+        offset, has_c = np.broadcast_arrays(offset, has_c)
+        return expectation_over_table(
+            lambda at: special.expit(
+                offset.ravel()[:, None]
+                + np.where(has_c.ravel()[:, None], ratio_c[None, at], ratio_0[None, at])
+            ),
+            masses,
+            offset.size,
+        ).reshape(offset.shape)
     prior, sigma2, known, truth = np.broadcast_arrays(prior, sigma2, known, truth)
     has_c = truth == known + 1
     # In terms of the noise z = x1* - x1, the log odds of "has c" are
@@ -179,31 +282,44 @@ def marginal_posterior(
 
 
 def marginal_risk(
-    prior, rho, known_count=0, true_count=None, convention="paper", tail_mass=DEFAULT_TAIL_MASS
+    prior,
+    rho=None,
+    known_count=0,
+    true_count=None,
+    convention="paper",
+    tail_mass=DEFAULT_TAIL_MASS,
+    *,
+    mechanism=None,
 ) -> np.ndarray:
     """Marginal disclosure risk, equation (3.4): (3.3) over the prior of the truth."""
     prior = as_probability(prior, "prior")
     known, truth = _true_count(known_count, true_count)
     prior_of_truth = np.where(truth == known + 1, prior, 1.0 - prior)
     return (
-        marginal_posterior(prior, rho, known_count, true_count, convention, tail_mass)
+        marginal_posterior(
+            prior, rho, known_count, true_count, convention, tail_mass, mechanism=mechanism
+        )
         / prior_of_truth
     )
 
 
-def model(release, prior, rho, known_count=0, convention="paper") -> pm.Model:
+def model(release, prior, rho=None, known_count=0, convention="paper", *, mechanism=None):
     """The single-block attack as a PyMC model: ``X1 ~ BernoulliCount(m, p)``, ``x1* ~ DG(X1)``.
 
     Its posterior of ``X1`` is (3.1); enumerating or sampling it reproduces
-    :func:`posterior`.
+    :func:`posterior`. With a ``mechanism`` other than the discrete Gaussian
+    the release is a :func:`~adversary.distributions.NoiseRelease`.
     """
     release = int(as_integers(release, "release"))
     prior = float(as_probability(prior, "prior"))
     known = int(as_counts(known_count, "known_count"))
-    sigma2 = float(noise_variance(rho, convention).item())
+    sigma2, mech = resolve(rho, convention, mechanism)
     with pm.Model() as attack:
         x1 = BernoulliCount("X1", known=known, p=prior)
-        DiscreteGaussian("x1_release", mu=x1, sigma2=sigma2, observed=release)
+        if mech is None:
+            DiscreteGaussian("x1_release", mu=x1, sigma2=float(sigma2), observed=release)
+        else:
+            NoiseRelease("x1_release", mu=x1, mechanism=mech, observed=release)
     return attack
 
 
@@ -215,10 +331,12 @@ class SingleBlockCase:
     that the target has the characteristics; ``releases`` are the released
     values ``x1*`` a report tabulates (the paper's Table 4 rows);
     ``observed_release`` is the one release :meth:`model` conditions on.
+    ``mechanism``, if given, is the release's noise instead of ``rho`` (which is
+    then ``None``) and ``convention``.
     """
 
     name: str
-    rho: float
+    rho: float | None
     priors: dict[str, float]
     known_count: int = 0
     true_count: int | None = None
@@ -227,10 +345,13 @@ class SingleBlockCase:
     observed_release: int = 1
     description: str = ""
     cell_counts: tuple[tuple[str, int], ...] = field(default=())
+    mechanism: NoiseMechanism | None = None
 
     def __post_init__(self):
         as_probability(list(self.priors.values()), "priors")
-        noise_variance(self.rho, self.convention)
+        resolve(self.rho, self.convention, self.mechanism)
+        if self.rho is not None and np.ndim(self.rho) != 0:
+            raise ValueError(f"rho must be a single number, got {self.rho!r}")
         _true_count(self.known_count, self.true_count)
         as_integers(list(self.releases), "releases")
 
@@ -246,7 +367,14 @@ class SingleBlockCase:
     def model(self, prior_label: str | None = None) -> pm.Model:
         """The PyMC model of the attack given ``observed_release``, under one prior."""
         p = self.priors[_prior_label(self.priors, prior_label)]
-        return model(self.observed_release, p, self.rho, self.known_count, self.convention)
+        return model(
+            self.observed_release,
+            p,
+            self.rho,
+            self.known_count,
+            self.convention,
+            mechanism=self.mechanism,
+        )
 
     def marginal_measures(
         self, prior_label: str | None = None, tail_mass: float = DEFAULT_TAIL_MASS
@@ -254,20 +382,24 @@ class SingleBlockCase:
         """(3.3), (3.4) and (3.6) for the case's truth under one prior; error ≤ ``tail_mass``."""
         p = self.priors[_prior_label(self.priors, prior_label)]
         args = (p, self.rho, self.known_count, self.true_count, self.convention)
-        post = float(marginal_posterior(*args, tail_mass=tail_mass))
+        post = float(marginal_posterior(*args, tail_mass=tail_mass, mechanism=self.mechanism))
         prior_of_truth = p if self.truth == self.known_count + 1 else 1.0 - p
+        sigma2, mech = resolve(self.rho, self.convention, self.mechanism)
+        if mech is None:
+            correct = correct_decision_probability(*args, mechanism=self.mechanism)
+            omitted, cutoff = tail_mass, int(discrete_gaussian.cutoff(sigma2, tail_mass))
+        else:
+            correct = correct_decision_probability(*args, mechanism=mech, tail_mass=tail_mass)
+            table = noise_table(mech, tail_mass)
+            omitted, cutoff = table.omitted_mass, int(max(-table.start, table.support[-1]))
         return MarginalMeasures(
             marginal_posterior=post,
             marginal_risk=post / prior_of_truth,
-            correct_decision_probability=float(correct_decision_probability(*args)),
+            correct_decision_probability=float(correct),
             prior_of_truth=prior_of_truth,
-            omitted_mass=tail_mass,
-            error_bound=tail_mass,
-            details={
-                "cutoff": int(
-                    discrete_gaussian.cutoff(noise_variance(self.rho, self.convention), tail_mass)
-                )
-            },
+            omitted_mass=omitted,
+            error_bound=omitted,
+            details={"cutoff": cutoff},
         )
 
 
