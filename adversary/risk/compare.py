@@ -52,8 +52,8 @@ MEASURES = (
     "prior_of_truth",
 )
 
-#: A sweep shows its progress bar once it has run this long (or is projected
-#: from the evaluations so far to take twice as long).
+#: A sweep shows its progress bar once it has run this long, or as soon as the
+#: evaluations so far project a total of more than 1.25 times this.
 PROGRESS_AFTER_SECONDS = 1.0
 
 # Fields a sweep never varies: the prior has its own dimension, the rest are labels.
@@ -154,7 +154,7 @@ class _LazyProgress:
     """A rich progress bar that appears only once the work has proved slow.
 
     ``mode``: ``None`` — appear after :data:`PROGRESS_AFTER_SECONDS` (or once
-    the projected total exceeds twice that); ``True`` — from the start;
+    the projected total exceeds 1.25 times that); ``True`` — from the start;
     ``False`` — never.
     """
 
@@ -198,7 +198,7 @@ class _LazyProgress:
             return
         elapsed = time.perf_counter() - self.started
         projected = elapsed / self.done * self.total
-        if elapsed >= PROGRESS_AFTER_SECONDS or projected >= 2 * PROGRESS_AFTER_SECONDS:
+        if elapsed >= PROGRESS_AFTER_SECONDS or projected >= 1.25 * PROGRESS_AFTER_SECONDS:
             self._start()
 
     def close(self) -> None:
