@@ -21,12 +21,19 @@ time, so the numbers are those of the single-scenario functions:
     first ℓ levels block, block group, tract, county, state, each with its own
     ρ. Key ``ℓ``: the measures do not depend on the known counts ``m_i``
     (S1.1; they enter only through the truth ``m_1 + 1``).
+
+Every function runs with BLAS limited to one thread: a matrix product's
+rounding depends on how many threads share it, so this makes each number the
+same in any process, on any cluster (to the last bit).
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from ..scenarios import multi_level, single_block
 from ..scenarios.block_group_releases import decision_map
@@ -47,6 +54,15 @@ MEASURES = ("marginal_risk", "correct_decision_probability")
 BLOCK_GROUP_KEY = ("cell_block_group", "known_count", "other_blocks")
 
 
+def _one_blas_thread(function):
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        with threadpool_limits(limits=1, user_api="blas"):
+            return function(*args, **kwargs)
+
+    return wrapper
+
+
 def _rows(model: PopulationModel, budget: str, keys: dict, compute) -> list[dict]:
     out = []
     for label, p in model.priors.items():
@@ -63,6 +79,7 @@ def _rows(model: PopulationModel, budget: str, keys: dict, compute) -> list[dict
     return out
 
 
+@_one_blas_thread
 def single_block_measures(model: PopulationModel, budget: str) -> pd.DataFrame:
     """One row per prior: the single-block attack's measures under ``budget``."""
     rho = model.rhos(budget)["block"]
@@ -77,6 +94,7 @@ def single_block_measures(model: PopulationModel, budget: str) -> pd.DataFrame:
     return pd.DataFrame(_rows(model, budget, {}, compute))
 
 
+@_one_blas_thread
 def multi_level_measures(model: PopulationModel, budget: str, levels: int) -> pd.DataFrame:
     """One row per prior: the ℓ-level attack's measures for ``levels`` = ℓ under ``budget``."""
     rhos = model.rhos(budget)
@@ -89,6 +107,7 @@ def multi_level_measures(model: PopulationModel, budget: str, levels: int) -> pd
     return pd.DataFrame(_rows(model, budget, {"levels": int(levels)}, compute))
 
 
+@_one_blas_thread
 def block_group_measures(
     model: PopulationModel, budget: str, x2: int, known: int, d: int
 ) -> pd.DataFrame:
@@ -138,6 +157,7 @@ def block_group_measures(
     return pd.DataFrame(_rows(model, budget, keys, compute))
 
 
+@_one_blas_thread
 def block_group_batch(model: PopulationModel, budget: str, keys: np.ndarray) -> pd.DataFrame:
     """:func:`block_group_measures` for each row ``(x2, m, d)`` of ``keys``."""
     frames = [block_group_measures(model, budget, int(a), int(b), int(c)) for a, b, c in keys]
