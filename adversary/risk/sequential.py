@@ -33,6 +33,17 @@ the product of the expected conditional risks.
 
 Arrays of releases and per-release ρ have the releases on their **last axis**
 (release 1 first); priors and counts broadcast against the other axes.
+
+**Other noise.** Each function takes ``mechanism=`` instead of ``rhos`` and
+``convention``: one :class:`~adversary.noise.mechanisms.NoiseMechanism` per
+release (or one for every release where the releases fix their number).
+Discrete Gaussians give the same numbers as the ρ that produce their σ²; for
+other noise release j multiplies the odds by
+``P_j[x*_{1j} - m - 1] / P_j[x*_{1j} - m]``, which bounded noise can make 0 or
+infinite (the posterior is then settled: a later release cannot move it, and
+its conditional risk is 1). Releases that contradict each other (one proves
+``m + 1``, another ``m``) raise ``ValueError``. The privacy budget the releases
+spend together, :func:`composed_rho`, needs every mechanism to be zCDP.
 """
 
 from __future__ import annotations
@@ -46,10 +57,18 @@ from scipy import special
 from .._validation import as_counts, as_integers, as_positive, as_probability
 from ..noise import noise_variance
 from ..scenarios import multi_level, single_block
+from ..scenarios._mechanism import (
+    impossible_release_error,
+    log_ratio,
+    mechanism_label,
+    mechanism_tuple,
+    resolve_many,
+)
 from .releases import DEFAULT_TAIL_MASS
 
 __all__ = [
     "SequentialRisk",
+    "composed_rho",
     "marginal_by_releases",
     "marginals",
     "paper_rhos",
@@ -86,6 +105,27 @@ def paper_rhos(rhos, convention="paper") -> np.ndarray:
     return 1.0 / (2.0 * sigma2)
 
 
+def composed_rho(mechanism) -> float:
+    """The zCDP ρ of all the releases together: ``Σ_j ρ_j`` (zCDP composes by adding ρ).
+
+    ``mechanism`` is a sequence of :class:`~adversary.noise.mechanisms.NoiseMechanism`
+    (one per release). Each must be ρ-zCDP
+    (:meth:`~adversary.noise.mechanisms.NoiseMechanism.zcdp_rho`): bounded noise
+    (truncated geometric, cell key, a finite table) is not, and is refused.
+    """
+    mechanisms = mechanism_tuple(mechanism)
+    total = 0.0
+    for j, m in enumerate(mechanisms, start=1):
+        rho = m.zcdp_rho()
+        if rho is None:
+            raise ValueError(
+                f"mechanism: release {j} ({m.label}) is not zCDP (bounded noise gives no "
+                "zCDP or pure-DP guarantee), so the releases have no composed rho"
+            )
+        total += rho
+    return total
+
+
 def _releases(releases) -> np.ndarray:
     releases = as_integers(releases, "releases")
     if releases.ndim == 0 or releases.shape[-1] == 0:
@@ -110,29 +150,42 @@ def _truth_has_c(known, true_count) -> np.ndarray:
 # --- the adversary's view of m releases (S5.1)–(S5.8) -----------------------------------
 
 
-def updated_prior(release, prior, rho, known_count=0, convention="paper") -> np.ndarray:
+def updated_prior(
+    release, prior, rho=None, known_count=0, convention="paper", *, mechanism=None
+) -> np.ndarray:
     """The adversary's prior ``P[X1 = m+1]`` for the next release after seeing ``release``, (S5.4).
 
     Their posterior (3.1) after one release; chaining it release by release
     gives the posterior after all of them. Broadcasts its arguments.
     """
-    return single_block.posterior(release, prior, rho, known_count, None, convention)
+    return single_block.posterior(
+        release, prior, rho, known_count, None, convention, mechanism=mechanism
+    )
 
 
-def updated_case(case, release, rho=None):
+def updated_case(case, release, rho=None, mechanism=None):
     """A :class:`~adversary.scenarios.single_block.SingleBlockCase` for the next release, (S5.4).
 
     Every prior of ``case`` is replaced by the adversary's posterior after
-    ``release`` (made with the case's ρ and convention); ``rho``, if given,
-    is the next release's ρ. The case's other fields are kept.
+    ``release`` (made with the case's noise: its ρ and convention, or its
+    mechanism); ``rho`` or ``mechanism``, if given, is the next release's
+    noise. The case's other fields are kept.
     """
+    if rho is not None and mechanism is not None:
+        raise ValueError("rho: give the next release's rho or mechanism, not both")
     priors = {
-        label: float(updated_prior(release, p, case.rho, case.known_count, case.convention))
+        label: float(
+            updated_prior(
+                release, p, case.rho, case.known_count, case.convention, mechanism=case.mechanism
+            )
+        )
         for label, p in case.priors.items()
     }
     changes = {"priors": priors}
     if rho is not None:
-        changes["rho"] = float(rho)
+        changes.update(rho=float(rho), mechanism=None)
+    if mechanism is not None:
+        changes.update(rho=None, mechanism=mechanism)
     return replace(case, **changes)
 
 
@@ -176,7 +229,14 @@ class SequentialRisk:
 
 
 def sequential_risk(
-    releases, prior, rhos, known_count=0, true_count=None, convention="paper"
+    releases,
+    prior,
+    rhos=None,
+    known_count=0,
+    true_count=None,
+    convention="paper",
+    *,
+    mechanism=None,
 ) -> SequentialRisk:
     """Posteriors, conditional risks and total risks after each of m releases, (S5.1)–(S5.8).
 
@@ -187,12 +247,16 @@ def sequential_risk(
     Release j's prior is the posterior after the releases before it (S5.4),
     carried as log odds; each release multiplies the odds of ``m + 1`` by its
     likelihood ratio. The conditional and total risks are formed in log space.
+    ``mechanism`` (one per release, or one for all) replaces ``rhos`` and
+    ``convention`` (module docstring).
     """
     releases = _releases(releases)
     prior = as_probability(prior, "prior")
     known = as_counts(known_count, "known_count")
     has_c = _truth_has_c(known, true_count)
-    a = paper_rhos(rhos, convention)  # 1/(2σ_j²)
+    a, mechanisms = _paper_rhos_or_mechanisms(rhos, convention, mechanism, releases.shape[-1])
+    if mechanisms is not None:
+        return _mechanism_sequential_risk(releases, prior, known, has_c, mechanisms)
     if a.shape[-1] not in (1, releases.shape[-1]):
         raise ValueError(
             f"rhos must be one ρ or one per release on the last axis ({releases.shape[-1]} "
@@ -219,17 +283,72 @@ def sequential_risk(
     )
 
 
+def _paper_rhos_or_mechanisms(rhos, convention, mechanism, n=None):
+    """``(1/(2σ_j²), None)`` for discrete Gaussians (ρ or mechanism), else ``(None, mechs)``."""
+    if mechanism is None:
+        if rhos is None:
+            raise ValueError("rhos: give rhos (with convention) or mechanism")
+        return paper_rhos(rhos, convention), None
+    sigma2, mechanisms = resolve_many(rhos, convention, mechanism, n, "rhos")
+    if mechanisms is None:
+        return 1.0 / (2.0 * sigma2), None
+    return None, mechanisms
+
+
+def _mechanism_sequential_risk(releases, prior, known, has_c, mechanisms) -> SequentialRisk:
+    """:func:`sequential_risk` for one mechanism per release (any noise)."""
+    if releases.shape[-1] != len(mechanisms):
+        raise ValueError(
+            f"mechanism must hold one mechanism per release ({releases.shape[-1]}), "
+            f"got {len(mechanisms)}"
+        )
+    noise = releases - known[..., None]
+    log_ratios = np.stack(
+        [
+            log_ratio(m.logpmf(noise[..., j] - 1), m.logpmf(noise[..., j]))
+            for j, m in enumerate(mechanisms)
+        ],
+        axis=-1,
+    )
+    sign = np.where(has_c, 1.0, -1.0)[..., None]
+    start = special.logit(prior)[..., None]
+    with np.errstate(invalid="ignore"):
+        log_odds = start + np.cumsum(log_ratios, axis=-1)
+    impossible = np.isnan(log_odds)
+    if np.any(impossible):
+        rows = np.broadcast_to(releases, log_odds.shape)[np.any(impossible, axis=-1)]
+        raise impossible_release_error("releases", rows.tolist(), mechanisms)
+    before = np.concatenate(
+        [np.broadcast_to(start, (*log_odds.shape[:-1], 1)), log_odds[..., :-1]], axis=-1
+    )
+    log_after = -np.logaddexp(0.0, -sign * log_odds)
+    log_before = -np.logaddexp(0.0, -sign * before)
+    log_prior = log_before[..., :1]
+    settled = np.isneginf(log_after) & np.isneginf(log_before)  # ruled out already: ratio 1
+    with np.errstate(invalid="ignore"):
+        conditional = np.where(settled, 0.0, log_after - log_before)
+    return SequentialRisk(
+        prior_of_truth=np.exp(log_prior[..., 0]),
+        updated_priors=np.exp(log_before),
+        posteriors=np.exp(log_after),
+        conditional_risks=np.exp(conditional),
+        total_risks=np.exp(log_after - log_prior),
+    )
+
+
 # --- the data holder's view: marginal over releases from the truth ----------------------
 
 
 def marginals(
     prior,
-    rhos,
+    rhos=None,
     known_count=0,
     true_count=None,
     convention="paper",
     tail_mass=DEFAULT_TAIL_MASS,
     grid_width=multi_level.DEFAULT_GRID_WIDTH,
+    *,
+    mechanism=None,
 ) -> multi_level.MultiLevelMarginals:
     """Marginal posterior, marginal total risk and correct-decision probability of m releases.
 
@@ -239,10 +358,21 @@ def marginals(
     ℓ = m and every known count ``m``, so this is
     :func:`adversary.scenarios.multi_level.marginals` with the releases' ρ in
     the paper's convention (:func:`paper_rhos`), with its error bounds.
-    ``rhos`` has the releases on its last axis.
+    ``rhos`` has the releases on its last axis. ``mechanism`` (one per
+    release) replaces ``rhos`` and ``convention``.
     """
-    a = paper_rhos(rhos, convention)
+    a, mechanisms = _paper_rhos_or_mechanisms(rhos, convention, mechanism)
     known = as_counts(known_count, "known_count")
+    if mechanisms is not None:
+        return multi_level.marginals(
+            prior,
+            None,
+            known,
+            true_count,
+            tail_mass=tail_mass,
+            grid_width=grid_width,
+            mechanism=mechanisms,
+        )
     return multi_level.marginals(
         prior, a, known, true_count, "paper", tail_mass=tail_mass, grid_width=grid_width
     )
@@ -250,13 +380,14 @@ def marginals(
 
 def marginal_by_releases(
     priors,
-    rhos,
+    rhos=None,
     *,
     known_count=0,
     true_count=None,
     convention="paper",
     tail_mass=DEFAULT_TAIL_MASS,
     grid_width=multi_level.DEFAULT_GRID_WIDTH,
+    mechanism=None,
 ) -> xr.Dataset:
     """The marginal measures after 1, 2, …, m releases, as a Dataset over ``(releases, prior)``.
 
@@ -264,8 +395,14 @@ def marginal_by_releases(
     one per release). Computed by
     :func:`adversary.scenarios.multi_level.marginal_by_levels` (every prefix
     of the releases in one pass); its ``levels`` axis is renamed ``releases``
-    and ``rho`` holds the releases' ρ as given.
+    and ``rho`` holds the releases' ρ as given. With ``mechanism`` (one per
+    release) instead, the coordinate ``mechanism`` labels each release's noise
+    (and ``paper_rho`` holds ``1/(2σ²)`` when they are all discrete Gaussians).
     """
+    if mechanism is not None:
+        return _mechanism_curve(
+            priors, rhos, known_count, true_count, tail_mass, grid_width, mechanism
+        )
     rhos = as_positive(rhos, "rhos")
     if rhos.ndim != 1:
         raise ValueError(f"rhos must be a 1-d sequence of per-release ρ, got shape {rhos.shape}")
@@ -286,6 +423,27 @@ def marginal_by_releases(
     curve = curve.assign_coords(convention=("releases", [str(c) for c in conventions]))
     curve.attrs.update(
         convention=", ".join(str(c) for c in conventions),
+        source="Kazan & Reiter (2023), supplement S5 (as the l-level attack of S1.3)",
+    )
+    return curve
+
+
+def _mechanism_curve(priors, rhos, known_count, true_count, tail_mass, grid_width, mechanism):
+    """:func:`marginal_by_releases` for one mechanism per release."""
+    a, mechanisms = _paper_rhos_or_mechanisms(rhos, "paper", mechanism)
+    common = dict(
+        true_count=true_count, known_count=known_count, tail_mass=tail_mass, grid_width=grid_width
+    )
+    if mechanisms is None:
+        curve = multi_level.marginal_by_levels(priors, a, convention="paper", **common)
+        curve = curve.drop_vars("rho").assign_coords(paper_rho=("levels", a))
+    else:
+        curve = multi_level.marginal_by_levels(priors, mechanism=mechanisms, **common)
+    labels = [m.label for m in mechanism_tuple(mechanism)]
+    curve = curve.rename({"levels": "releases"}).assign_coords(mechanism=("releases", labels))
+    curve.attrs.update(
+        convention="mechanism",
+        mechanism=mechanism_label(mechanism_tuple(mechanism)),
         source="Kazan & Reiter (2023), supplement S5 (as the l-level attack of S1.3)",
     )
     return curve

@@ -25,6 +25,17 @@ risk functions give the probability of the truth, as in :mod:`.single_block`.
 
 The data holder's marginal measures (S1.3's Figure 1) average over all ℓ
 releases; see :func:`marginals` for the method and its error bounds.
+
+**Other noise.** Every function takes ``mechanism=`` instead of ``rhos`` and
+``convention``: a sequence of :class:`~adversary.noise.mechanisms.NoiseMechanism`,
+one per level (one mechanism for every level where the releases fix ℓ). When
+every one is a :class:`~adversary.noise.mechanisms.DiscreteGaussianNoise` the
+closed forms above are used (the numbers equal those of the same σ² given by
+ρ); otherwise level i adds ``logpmf_i(x_i* - m_i - 1) - logpmf_i(x_i* - m_i)``
+to the log odds, ``±inf`` where bounded noise lets only one value of T produce
+the release (the posterior is then exactly 1 or 0). Releases that no value
+of T can produce (at some level, or levels certain of opposite values) raise
+``ValueError``.
 """
 
 from __future__ import annotations
@@ -39,8 +50,17 @@ from scipy import special
 from .._validation import as_counts, as_integers, as_positive, as_probability
 from ..budget import DEFAULT_PRESET, get_preset
 from ..noise import discrete_gaussian, noise_variance
+from ..noise.mechanisms import NoiseMechanism
 from ..risk.measures import MarginalMeasures
 from ..risk.releases import DEFAULT_TAIL_MASS
+from ._mechanism import (
+    impossible_release_error,
+    log_ratio,
+    mechanism_tuple,
+    noise_table,
+    resolve_many,
+    support_points,
+)
 
 __all__ = [
     "DEFAULT_GRID_WIDTH",
@@ -110,6 +130,51 @@ def _rhos(rhos) -> np.ndarray:
     return rhos
 
 
+def _noise(rhos, convention, mechanism, n_levels: int | None = None):
+    """``(σ² with the levels on the last axis | None, mechanisms | None, ℓ)``.
+
+    ``rhos`` (with ``convention``) or ``mechanism`` (one per level, or one for
+    the ``n_levels`` levels the releases fix); all-discrete-Gaussian mechanisms
+    give their σ² (the closed-form path).
+    """
+    if mechanism is None:
+        if rhos is None:
+            raise ValueError("rhos: give rhos (with convention) or mechanism")
+        rhos = _rhos(rhos)
+        return noise_variance(rhos, convention), None, rhos.shape[-1]
+    sigma2, mechanisms = resolve_many(rhos, convention, mechanism, n_levels, "rhos")
+    n = len(mechanisms) if sigma2 is None else sigma2.shape[-1]
+    return sigma2, mechanisms, n
+
+
+def _level_count(releases) -> int | None:
+    """ℓ from the releases' last axis (for one mechanism given for every level)."""
+    releases = np.asarray(releases)
+    return int(releases.shape[-1]) if releases.ndim else None
+
+
+def _per_level_ratios(releases, known, mechanisms) -> np.ndarray:
+    """``logpmf_i(x_i* - m_i - 1) - logpmf_i(x_i* - m_i)`` per level (levels last).
+
+    Raises where a release is impossible under both values of T, at one level
+    or across levels (one certain of T = 1, another of T = 0).
+    """
+    noise = releases - known
+    shape = np.broadcast_shapes(releases.shape, known.shape)
+    noise = np.broadcast_to(noise, shape)
+    columns = [
+        log_ratio(m.logpmf(noise[..., i] - 1), m.logpmf(noise[..., i]))
+        for i, m in enumerate(mechanisms)
+    ]
+    per_level = np.stack(columns, axis=-1)
+    both_certain = np.any(per_level == np.inf, axis=-1) & np.any(per_level == -np.inf, axis=-1)
+    impossible = np.any(np.isnan(per_level), axis=-1) | both_certain
+    if np.any(impossible):
+        bad = np.broadcast_to(releases, shape)[impossible]
+        raise impossible_release_error("releases", bad.tolist(), mechanisms)
+    return per_level
+
+
 def _known_counts(known_counts, n_levels: int) -> np.ndarray:
     """``m_i`` with the levels on the last axis; a number means the same m at every level."""
     if known_counts is None:
@@ -156,33 +221,49 @@ def _truth_has_c(known_first: np.ndarray, true_count) -> np.ndarray:
 # --- the adversary's posterior (S1.1) ----------------------------------------------------
 
 
-def log_likelihood_ratio(releases, rhos, known_counts=None, convention="paper") -> np.ndarray:
+def _level_ratios(releases, rhos, known_counts, convention, mechanism):
+    """Per-level log likelihood ratios (levels last) and the validated known counts."""
+    sigma2, mechanisms, n_levels = _noise(rhos, convention, mechanism, _level_count(releases))
+    releases = _releases(releases, n_levels)
+    known = _known_counts(known_counts, n_levels)
+    if mechanisms is None:
+        per_level = (2.0 * (releases - known).astype(np.float64) - 1.0) / (2.0 * sigma2)
+    else:
+        per_level = _per_level_ratios(releases, known, mechanisms)
+    return per_level, known
+
+
+def log_likelihood_ratio(
+    releases, rhos=None, known_counts=None, convention="paper", *, mechanism=None
+) -> np.ndarray:
     """``Σ_i (2(x_i* - m_i) - 1)/(2σ_i²)``: log P[releases | T=1] - log P[releases | T=0].
 
     The sum over the last (levels) axis of the single-block ratio of each
-    level; for the paper's convention ``1/(2σ_i²) = ρ_i``.
+    level; for the paper's convention ``1/(2σ_i²) = ρ_i``. With ``mechanism``:
+    the sum of ``logpmf_i(x_i* - m_i - 1) - logpmf_i(x_i* - m_i)``.
     """
-    rhos = _rhos(rhos)
-    n_levels = rhos.shape[-1]
-    releases = _releases(releases, n_levels)
-    known = _known_counts(known_counts, n_levels)
-    sigma2 = noise_variance(rhos, convention)
-    per_level = (2.0 * (releases - known).astype(np.float64) - 1.0) / (2.0 * sigma2)
+    per_level, _ = _level_ratios(releases, rhos, known_counts, convention, mechanism)
     return per_level.sum(axis=-1)
 
 
-def _log_odds_of_truth(releases, prior, rhos, known_counts, true_count, convention):
+def _log_odds_of_truth(releases, prior, rhos, known_counts, true_count, convention, mechanism):
     prior = as_probability(prior, "prior")
-    rhos = _rhos(rhos)
-    known = _known_counts(known_counts, rhos.shape[-1])
+    per_level, known = _level_ratios(releases, rhos, known_counts, convention, mechanism)
     has_c = _truth_has_c(known[..., 0], true_count)
-    log_odds_c = special.logit(prior) + log_likelihood_ratio(releases, rhos, known, convention)
+    log_odds_c = special.logit(prior) + per_level.sum(axis=-1)
     prior_of_truth = np.where(has_c, prior, 1.0 - prior)
     return np.where(has_c, log_odds_c, -log_odds_c), prior_of_truth
 
 
 def posterior(
-    releases, prior, rhos, known_counts=None, true_count=None, convention="paper"
+    releases,
+    prior,
+    rhos=None,
+    known_counts=None,
+    true_count=None,
+    convention="paper",
+    *,
+    mechanism=None,
 ) -> np.ndarray:
     """Posterior probability of the truth given the ℓ releases, equation (S1.1).
 
@@ -192,37 +273,45 @@ def posterior(
     ``known_counts`` have the levels on their last axis; the result has the
     broadcast shape of the other axes and ``prior``.
     """
-    log_odds, _ = _log_odds_of_truth(releases, prior, rhos, known_counts, true_count, convention)
+    log_odds, _ = _log_odds_of_truth(
+        releases, prior, rhos, known_counts, true_count, convention, mechanism
+    )
     return special.expit(log_odds)
 
 
 def risk(
-    releases, prior, rhos, known_counts=None, true_count=None, convention="paper"
+    releases,
+    prior,
+    rhos=None,
+    known_counts=None,
+    true_count=None,
+    convention="paper",
+    *,
+    mechanism=None,
 ) -> np.ndarray:
     """Disclosure risk: the posterior (S1.1) of the truth over its prior, as (3.2)."""
     log_odds, prior_of_truth = _log_odds_of_truth(
-        releases, prior, rhos, known_counts, true_count, convention
+        releases, prior, rhos, known_counts, true_count, convention, mechanism
     )
     return special.expit(log_odds) / prior_of_truth
 
 
-def decision(releases, prior, rhos, known_counts=None, convention="paper") -> np.ndarray:
+def decision(
+    releases, prior, rhos=None, known_counts=None, convention="paper", *, mechanism=None
+) -> np.ndarray:
     """The Bayes estimate of ``X1`` under 0-1 loss, as (3.5), from all ℓ releases.
 
     ``m_1 + 1`` where its posterior (S1.1) is at least 1/2 (log odds ≥ 0; a
     tie goes to ``m_1 + 1`` as in :func:`.single_block.decision`), else ``m_1``.
     """
     prior = as_probability(prior, "prior")
-    rhos = _rhos(rhos)
-    n_levels = rhos.shape[-1]
-    known = _known_counts(known_counts, n_levels)
-    releases = _releases(releases, n_levels)
-    sigma2 = noise_variance(rhos, convention)
-    per_level = (2.0 * (releases - known).astype(np.float64) - 1.0) / (2.0 * sigma2)
+    per_level, known = _level_ratios(releases, rhos, known_counts, convention, mechanism)
+    n_levels = per_level.shape[-1]
     logit = special.logit(prior)
     log_odds = logit + per_level.sum(axis=-1)
     # A tie (possible when the ρ_i are commensurate, e.g. equal) may not sum to exactly 0.
-    tolerance = _tie_tolerance(np.abs(logit) + np.abs(per_level).sum(axis=-1), n_levels)
+    finite = np.where(np.isfinite(per_level), np.abs(per_level), 0.0)
+    tolerance = _tie_tolerance(np.abs(logit) + finite.sum(axis=-1), n_levels)
     return known[..., 0] + (log_odds >= -tolerance).astype(np.int64)
 
 
@@ -288,6 +377,28 @@ class _Level:
     masses: np.ndarray  # P[Z = z]
     cutoff: int
     omitted: float  # bound on P[|Z| > K]
+
+
+def _mechanism_level(mechanism: NoiseMechanism, has_c: bool, tail_mass: float):
+    """A level's increments under the truth, from a mechanism: ``(_Level, certain mass)``.
+
+    The truth's noise z (its table: the whole support if bounded) adds
+    ``logpmf(z) - logpmf(z + 1)`` (truth T = 1) or ``logpmf(z) - logpmf(z - 1)``
+    (T = 0) to the log odds of the truth. Equal increments are merged (the
+    discrete Laplace has two); ``+inf`` increments (only the truth can produce
+    the release) are returned apart, as the certain mass.
+    """
+    table = noise_table(mechanism, tail_mass)
+    z, masses = support_points(table)
+    increments = log_ratio(mechanism.logpmf(z), mechanism.logpmf(z + 1 if has_c else z - 1))
+    certain = math.fsum(masses[increments == np.inf])
+    finite = np.isfinite(increments)
+    values, inverse = np.unique(increments[finite], return_inverse=True)
+    weights = np.bincount(inverse, weights=masses[finite], minlength=values.size)
+    if values.size == 0:
+        values, weights = np.zeros(1), np.zeros(1)
+    reach = int(max(-table.start, table.start + table.probabilities.size - 1))
+    return _Level(values, weights, reach, float(table.omitted_mass)), certain
 
 
 def _level(sigma2: float, tail_mass: float) -> _Level:
@@ -431,26 +542,46 @@ def _marginals_of_row(sigma2_row, offsets, strict, tail_mass, grid_width):
     """
     n_levels = sigma2_row.size
     levels = [_level(float(s2), tail_mass / n_levels) for s2 in sigma2_row]
+    return _marginals_of_levels(levels, None, offsets, strict, grid_width)
+
+
+def _marginals_of_levels(levels, certain, offsets, strict, grid_width):
+    """:func:`_marginals_of_row` from the levels' increments (every prefix of them).
+
+    ``certain`` is None or, per level, the mass of a ``+inf`` increment: a
+    release that only the truth can produce, whose posterior of the truth is 1
+    and whose decision is right. A prefix's certain mass is
+    ``Π (finite + certain) - Π finite`` over its levels; it is added to the
+    sums over the finite increments.
+    """
+    n_levels = len(levels)
     span = sum(float(lv.values[-1] - lv.values[0]) for lv in levels)
     h = max(grid_width, span / (_MAX_GRID_POINTS - 2 * n_levels - 1))
     keys = ("posterior", "posterior_bound", "decision", "decision_bound", "omitted", "exact")
     result = {key: [] for key in keys}
     omitted = 0.0
+    finite_mass = total_mass = 1.0
     for j, (first, dist, spread) in enumerate(_grid_prefixes(levels, h), start=1):
         omitted += levels[j - 1].omitted
+        sure = 0.0
+        if certain is not None:
+            finite = math.fsum(levels[j - 1].masses)
+            finite_mass *= finite
+            total_mass *= finite + certain[j - 1]
+            sure = total_mass - finite_mass
         values = (first + np.arange(dist.size)) * h
-        post = _expit_expectation(offsets, values, dist)
+        post = _expit_expectation(offsets, values, dist) + sure
         result["posterior"].append(post)
         result["posterior_bound"].append(
             np.full(offsets.shape, 0.5 * EXPIT_SECOND_DERIVATIVE_BOUND * spread + omitted)
         )
         exact = _exact_upper_tail(levels[:j], -offsets, strict)
         if exact is not None:
-            result["decision"].append(exact)
+            result["decision"].append(exact + sure)
             result["decision_bound"].append(np.full(offsets.shape, omitted))
         else:
             lower, upper = _grid_upper_tail_bracket(first, dist, h, j, -offsets)
-            upper = upper + omitted
+            lower, upper = lower + sure, upper + sure + omitted
             result["decision"].append(0.5 * (lower + upper))
             result["decision_bound"].append(0.5 * (upper - lower))
         result["omitted"].append(np.full(offsets.shape, omitted))
@@ -469,15 +600,17 @@ def _validated_tail_and_grid(tail_mass, grid_width) -> tuple[float, float]:
     return tail_mass, float(grid_width)
 
 
-def _marginal_cases(prior, rhos, known_counts, true_count, convention, tail_mass, grid_width):
+def _marginal_cases(
+    prior, rhos, known_counts, true_count, convention, tail_mass, grid_width, mechanism=None
+):
     """Broadcast cases, compute every prefix of levels; arrays have a leading prefix axis."""
     prior = as_probability(prior, "prior")
-    rhos = _rhos(rhos)
-    n_levels = rhos.shape[-1]
+    sigma2, mechanisms, n_levels = _noise(rhos, convention, mechanism)
     known = _known_counts(known_counts, n_levels)
     has_c = _truth_has_c(known[..., 0], true_count)
     tail_mass, grid_width = _validated_tail_and_grid(tail_mass, grid_width)
-    sigma2 = noise_variance(rhos, convention)
+    if mechanisms is not None:
+        return _mechanism_cases(prior, has_c, mechanisms, tail_mass, grid_width)
     shape = np.broadcast_shapes(prior.shape, has_c.shape, sigma2.shape[:-1])
     prior = np.broadcast_to(prior, shape).ravel()
     has_c = np.broadcast_to(has_c, shape).ravel()
@@ -505,14 +638,51 @@ def _marginal_cases(prior, rhos, known_counts, true_count, convention, tail_mass
     return out, prior_of_truth, shape, cutoffs, widths
 
 
+def _mechanism_cases(prior, has_c, mechanisms, tail_mass, grid_width):
+    """:func:`_marginal_cases` for one row of mechanisms (one per level), any noise.
+
+    Cases are grouped by their truth: without symmetry of the noise the law of
+    the increments differs between T = 1 and T = 0.
+    """
+    n_levels = len(mechanisms)
+    shape = np.broadcast_shapes(prior.shape, has_c.shape)
+    prior = np.broadcast_to(prior, shape).ravel()
+    has_c = np.broadcast_to(has_c, shape).ravel()
+    logit = special.logit(prior)
+    offsets = np.where(has_c, logit, -logit)
+    prior_of_truth = np.where(has_c, prior, 1.0 - prior)
+    names = ("posterior", "posterior_bound", "decision", "decision_bound", "omitted", "exact")
+    out = {
+        name: np.empty((n_levels, prior.size), dtype=bool if name == "exact" else np.float64)
+        for name in names
+    }
+    cutoffs = np.empty((prior.size, n_levels), dtype=np.int64)
+    widths = np.empty(prior.size)
+    for flag in (True, False):
+        at = has_c == flag
+        if not np.any(at):
+            continue
+        parts = [_mechanism_level(m, flag, tail_mass / n_levels) for m in mechanisms]
+        levels = [level for level, _ in parts]
+        certain = [mass for _, mass in parts]
+        part = _marginals_of_levels(levels, certain, offsets[at], ~has_c[at], grid_width)
+        for name in names:
+            out[name][:, at] = part[name]
+        cutoffs[at] = part["cutoffs"]
+        widths[at] = part["grid_width"]
+    return out, prior_of_truth, shape, cutoffs, widths
+
+
 def marginals(
     prior,
-    rhos,
+    rhos=None,
     known_counts=None,
     true_count=None,
     convention="paper",
     tail_mass=DEFAULT_TAIL_MASS,
     grid_width=DEFAULT_GRID_WIDTH,
+    *,
+    mechanism=None,
 ) -> MultiLevelMarginals:
     """Marginal posterior, marginal risk and correct-decision probability over the ℓ releases.
 
@@ -562,12 +732,25 @@ def marginals(
     ``P[L_h > t + ℓh] ≤ P[L ≥ t] ≤ P[L_h ≥ t - ℓh] + ε``; the midpoint is
     returned with half the bracket as the bound (``decision_exact`` False).
 
+    **Other noise** (``mechanism``, one per level, not all discrete
+    Gaussian): level i's truncated noise is its table (the whole support for
+    bounded noise, whose ε is 0), and its increment of the truth's log odds is
+    ``logpmf_i(z) - logpmf_i(z ± 1)`` instead of ``a_i(2z + 1)`` (equal
+    increments merged: the discrete Laplace has two values). A ``+inf``
+    increment — a release only the truth can produce — makes the posterior 1
+    and the decision right whatever the other levels say; that mass,
+    ``Π_i (finite_i + certain_i) - Π_i finite_i``, is added to both sums over
+    the finite increments, which go through the same grid and meet in the
+    middle as above, with the same bounds. Without symmetric noise the truths
+    T = 1 and T = 0 are summed separately.
+
     Arguments broadcast as in :func:`posterior` (levels on the last axis of
     ``rhos`` and ``known_counts``); ``true_count`` is the true ``x1``
     (default ``m_1 + 1``). ``known_counts`` matter only through the truth.
+    With ``mechanism``, the cases are the broadcast of ``prior`` and ``true_count``.
     """
     out, prior_of_truth, shape, cutoffs, widths = _marginal_cases(
-        prior, rhos, known_counts, true_count, convention, tail_mass, grid_width
+        prior, rhos, known_counts, true_count, convention, tail_mass, grid_width, mechanism
     )
     last = -1
     return MultiLevelMarginals(
@@ -586,48 +769,68 @@ def marginals(
 
 def marginal_posterior(
     prior,
-    rhos,
+    rhos=None,
     known_counts=None,
     true_count=None,
     convention="paper",
     tail_mass=DEFAULT_TAIL_MASS,
     grid_width=DEFAULT_GRID_WIDTH,
+    *,
+    mechanism=None,
 ) -> np.ndarray:
     """Posterior (S1.1) of the truth averaged over the ℓ releases, (3.3); see :func:`marginals`."""
     return marginals(
-        prior, rhos, known_counts, true_count, convention, tail_mass, grid_width
+        prior,
+        rhos,
+        known_counts,
+        true_count,
+        convention,
+        tail_mass,
+        grid_width,
+        mechanism=mechanism,
     ).marginal_posterior
 
 
 def marginal_risk(
     prior,
-    rhos,
+    rhos=None,
     known_counts=None,
     true_count=None,
     convention="paper",
     tail_mass=DEFAULT_TAIL_MASS,
     grid_width=DEFAULT_GRID_WIDTH,
+    *,
+    mechanism=None,
 ) -> np.ndarray:
     """Marginal disclosure risk (3.4) of the ℓ-level attack; see :func:`marginals`."""
     return marginals(
-        prior, rhos, known_counts, true_count, convention, tail_mass, grid_width
+        prior,
+        rhos,
+        known_counts,
+        true_count,
+        convention,
+        tail_mass,
+        grid_width,
+        mechanism=mechanism,
     ).marginal_risk
 
 
 def correct_decision_probability(
     prior,
-    rhos,
+    rhos=None,
     known_counts=None,
     true_count=None,
     convention="paper",
     tail_mass=DEFAULT_TAIL_MASS,
+    *,
+    mechanism=None,
 ) -> np.ndarray:
     """Probability that the Bayes decision from all ℓ releases is right, as (3.6).
 
     Exact up to the truncated noise mass (``≤ tail_mass``); see :func:`marginals`.
     """
     return marginals(
-        prior, rhos, known_counts, true_count, convention, tail_mass
+        prior, rhos, known_counts, true_count, convention, tail_mass, mechanism=mechanism
     ).correct_decision_probability
 
 
@@ -640,6 +843,7 @@ def marginal_by_levels(
     convention="paper",
     tail_mass=DEFAULT_TAIL_MASS,
     grid_width=DEFAULT_GRID_WIDTH,
+    mechanism=None,
 ) -> xr.Dataset:
     """S1.3's Figure 1: the marginal measures for ℓ = 1, 2, …, n levels of uniqueness.
 
@@ -651,19 +855,22 @@ def marginal_by_levels(
     and ``omitted_mass``; coordinate ``level_name`` names the level added at
     each ℓ when ``rhos`` is the default. ``known_count`` is a unique target's
     m at every level (it does not change the marginal measures).
+    ``mechanism`` (one per level) replaces ``rhos`` and ``convention``; the
+    coordinate ``mechanism`` then labels each level's noise instead of ``rho``.
     """
-    default = rhos is None
-    rhos = rhos_2020() if default else _rhos(rhos)
-    if rhos.ndim != 1:
-        raise ValueError(f"rhos must be a 1-d sequence of per-level ρ, got shape {rhos.shape}")
+    default = rhos is None and mechanism is None
+    if mechanism is None:
+        rhos = rhos_2020() if default else _rhos(rhos)
+        if rhos.ndim != 1:
+            raise ValueError(f"rhos must be a 1-d sequence of per-level ρ, got shape {rhos.shape}")
     priors = as_probability(priors, "priors")
     if priors.ndim > 1:
         raise ValueError(f"priors must be a number or a 1-d sequence, got shape {priors.shape}")
     priors = np.atleast_1d(priors)
     out, prior_of_truth, _, cutoffs, widths = _marginal_cases(
-        priors, rhos, known_count, true_count, convention, tail_mass, grid_width
+        priors, rhos, known_count, true_count, convention, tail_mass, grid_width, mechanism
     )
-    n_levels = rhos.size
+    n_levels = cutoffs.shape[-1]
     dims = ("levels", "prior")
     data = {
         "marginal_posterior": (dims, out["posterior"]),
@@ -678,13 +885,17 @@ def marginal_by_levels(
     coords = {
         "levels": np.arange(1, n_levels + 1),
         "prior": priors,
-        "rho": ("levels", rhos),
         "cutoff": ("levels", cutoffs[0]),
     }
+    if mechanism is None:
+        coords["rho"] = ("levels", rhos)
+    else:
+        labels = [m.label for m in mechanism_tuple(mechanism)]
+        coords["mechanism"] = ("levels", labels)
     if default:
         coords["level_name"] = ("levels", list(LEVELS_2020[:n_levels]))
     attrs = {
-        "convention": str(convention),
+        "convention": str(convention) if mechanism is None else "mechanism",
         "tail_mass": float(tail_mass),
         "grid_width": float(widths[0]),
         "source": "Kazan & Reiter (2023), supplement S1.3, (S1.1) and Figure 1",
@@ -695,37 +906,42 @@ def marginal_by_levels(
 # --- the attack as a PyMC model ----------------------------------------------------------
 
 
-def model(releases, prior, rhos, known_counts=None, convention="paper"):
+def model(releases, prior, rhos=None, known_counts=None, convention="paper", *, mechanism=None):
     """The ℓ-level attack as a PyMC model; its exact posterior is (S1.1).
 
     Latent ``X1 ~ BernoulliCount(m_1, p)`` (``X1 = m_1 + T``); the level-i
     count is ``m_i + (X1 - m_1)`` and the releases are observed as
     ``DiscreteGaussian(mu = counts, σ_i²)`` over a ``level`` dimension
     (coordinates 1..ℓ). ``releases`` is one observation: a 1-d sequence, one
-    noisy count per level.
+    noisy count per level. With ``mechanism`` (not all discrete Gaussian) the
+    releases are a :func:`~adversary.distributions.NoiseRelease` with each
+    level's mechanism.
     """
     import pymc as pm  # deferred: the exact functions above need no PyMC
 
-    from ..distributions import BernoulliCount, DiscreteGaussian
+    from ..distributions import BernoulliCount, DiscreteGaussian, NoiseRelease
 
     prior = as_probability(prior, "prior")
-    rhos = _rhos(rhos)
     if prior.ndim != 0:
         raise ValueError(f"prior must be one probability for a model, got {prior!r}")
-    if rhos.ndim != 1:
-        raise ValueError(f"rhos must be a 1-d sequence of per-level ρ, got shape {rhos.shape}")
-    n_levels = rhos.size
+    sigma2, mechanisms, n_levels = _noise(rhos, convention, mechanism, _level_count(releases))
+    if sigma2 is not None and sigma2.ndim != 1:
+        raise ValueError(f"rhos must be a 1-d sequence of per-level ρ, got shape {sigma2.shape}")
     releases = _releases(releases, n_levels)
     if releases.ndim != 1:
         raise ValueError(f"releases must be 1-d, one noisy count per level, got {releases.shape}")
     known = _known_counts(known_counts, n_levels)
     if known.ndim != 1:
         raise ValueError(f"known_counts must be 1-d, one count per level, got {known.shape}")
-    sigma2 = noise_variance(rhos, convention)
     with pm.Model(coords={"level": np.arange(1, n_levels + 1)}) as attack:
         x1 = BernoulliCount("X1", known=int(known[0]), p=float(prior))
         counts = known + (x1 - int(known[0]))
-        DiscreteGaussian("releases", mu=counts, sigma2=sigma2, observed=releases, dims="level")
+        if mechanisms is None:
+            DiscreteGaussian("releases", mu=counts, sigma2=sigma2, observed=releases, dims="level")
+        else:
+            NoiseRelease(
+                "releases", mu=counts, mechanism=mechanisms, observed=releases, dims="level"
+            )
     return attack
 
 
@@ -746,11 +962,13 @@ class MultiLevelCase:
     ``priors`` maps a label to ``p = P[T = 1]``; ``observed_releases`` the
     noisy counts per level that :meth:`model` and :meth:`posterior` condition
     on (``None``: none stated, and those two methods refuse); ``level_names``
-    optional names of the levels.
+    optional names of the levels. ``mechanism``, if given, is the noise of
+    every level (a sequence, one per level; stored as a tuple) instead of
+    ``rhos`` (then ``None``) and ``convention``.
     """
 
     name: str
-    rhos: tuple[float, ...]
+    rhos: tuple[float, ...] | None
     priors: dict[str, float]
     observed_releases: tuple[int, ...] | None = None
     levels: int | None = None
@@ -759,21 +977,33 @@ class MultiLevelCase:
     convention: str = "paper"
     level_names: tuple[str, ...] = ()
     description: str = ""
+    mechanism: tuple[NoiseMechanism, ...] | None = None
 
     def __post_init__(self):
-        rhos = _rhos(self.rhos)
-        if rhos.ndim != 1:
-            raise ValueError(f"rhos must be a 1-d sequence of per-level ρ, got shape {rhos.shape}")
-        object.__setattr__(self, "rhos", tuple(float(r) for r in rhos))
-        n_all = rhos.size
+        if self.mechanism is not None:
+            if self.rhos is not None:
+                raise ValueError("rhos: give rhos or mechanism, not both (got both)")
+            object.__setattr__(self, "mechanism", mechanism_tuple(self.mechanism))
+            n_all = len(self.mechanism)
+        else:
+            if self.rhos is None:
+                raise ValueError("rhos: give rhos (with convention) or mechanism")
+            rhos = _rhos(self.rhos)
+            if rhos.ndim != 1:
+                raise ValueError(
+                    f"rhos must be a 1-d sequence of per-level ρ, got shape {rhos.shape}"
+                )
+            noise_variance(rhos, self.convention)
+            object.__setattr__(self, "rhos", tuple(float(r) for r in rhos))
+            n_all = rhos.size
         if self.levels is not None and (
             isinstance(self.levels, bool)
             or not isinstance(self.levels, int | np.integer)
             or not 1 <= self.levels <= n_all
         ):
             raise ValueError(
-                f"levels must be an integer from 1 to {n_all} (the number of rhos), "
-                f"got {self.levels!r}"
+                f"levels must be an integer from 1 to {n_all} (the number of levels of rhos "
+                f"or mechanism), got {self.levels!r}"
             )
         known = _known_counts(self.known_counts, n_all)
         if known.ndim != 1:
@@ -796,24 +1026,32 @@ class MultiLevelCase:
         if not self.priors:
             raise ValueError("priors must map at least one label to a prior probability")
         as_probability(list(self.priors.values()), "priors")
-        noise_variance(rhos, self.convention)
         if self.levels is not None:
             object.__setattr__(self, "levels", int(self.levels))
 
     @property
-    def n_levels(self) -> int:
-        """ℓ, the number of levels used."""
-        return len(self.rhos) if self.levels is None else int(self.levels)
+    def _all_levels(self) -> int:
+        return len(self.rhos) if self.mechanism is None else len(self.mechanism)
 
     @property
-    def used_rhos(self) -> np.ndarray:
-        """ρ of the ℓ levels used."""
-        return np.array(self.rhos[: self.n_levels])
+    def n_levels(self) -> int:
+        """ℓ, the number of levels used."""
+        return self._all_levels if self.levels is None else int(self.levels)
+
+    @property
+    def used_rhos(self) -> np.ndarray | None:
+        """ρ of the ℓ levels used (``None`` for a case with mechanisms)."""
+        return None if self.rhos is None else np.array(self.rhos[: self.n_levels])
+
+    @property
+    def used_mechanisms(self) -> tuple[NoiseMechanism, ...] | None:
+        """The mechanisms of the ℓ levels used (``None`` for a case with ρ)."""
+        return None if self.mechanism is None else self.mechanism[: self.n_levels]
 
     @property
     def used_known_counts(self) -> np.ndarray:
         """``m_i`` of the ℓ levels used."""
-        return _known_counts(self.known_counts, len(self.rhos))[: self.n_levels]
+        return _known_counts(self.known_counts, self._all_levels)[: self.n_levels]
 
     @property
     def truth(self) -> int:
@@ -839,6 +1077,7 @@ class MultiLevelCase:
             self.used_rhos,
             self.used_known_counts,
             self.convention,
+            mechanism=self.used_mechanisms,
         )
 
     def posterior(self, prior_label: str | None = None) -> float:
@@ -851,6 +1090,7 @@ class MultiLevelCase:
                 self.used_known_counts,
                 self.true_count,
                 self.convention,
+                mechanism=self.used_mechanisms,
             )
         )
 
@@ -877,6 +1117,7 @@ class MultiLevelCase:
             self.convention,
             tail_mass,
             grid_width,
+            mechanism=self.used_mechanisms,
         )
         has_c = self.truth == int(self.used_known_counts[0]) + 1
         return MarginalMeasures(
