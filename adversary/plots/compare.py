@@ -255,19 +255,54 @@ def prior_dist(result, var_names=None, kind: str = "ecdf", **kwargs):
 
 
 _RELEASE_DIMS = ("x1_release", "x2_release", "y1_release")
+_PROBABILITY_NAMES = ("release_probability", "probability")
 
 
-def _decision_categories(dataset: xr.Dataset):
-    """``(codes over the grid, names of the codes, colours)`` for the map."""
+def _true_x1(dataset: xr.Dataset):
+    """The true ``x1`` from ``attrs["true_x1"]`` or the first element of ``attrs["truth"]``."""
+    if "true_x1" in dataset.attrs:
+        return int(dataset.attrs["true_x1"])
+    truth = dataset.attrs.get("truth")
+    if truth is not None and np.ndim(truth) == 1 and len(truth):
+        return int(np.asarray(truth)[0])
+    if truth is not None and np.ndim(truth) == 0:
+        return int(truth)
+    return None
+
+
+def _release_probability(dataset: xr.Dataset):
+    for name in _PROBABILITY_NAMES:
+        if name in dataset:
+            return dataset[name]
+    return None
+
+
+def _central(dataset: xr.Dataset, probability: xr.DataArray, mass: float) -> xr.Dataset:
+    """The dataset cropped, axis by axis, to the central range holding ``mass`` of each marginal."""
+    tail = (1.0 - mass) / 2
+    keep = {}
+    for dim in _RELEASE_DIMS:
+        marginal = probability.sum([d for d in _RELEASE_DIMS if d != dim]).values
+        cumulative = np.cumsum(marginal) / marginal.sum()
+        low = int(np.searchsorted(cumulative, tail, side="left"))
+        high = int(np.searchsorted(cumulative, 1.0 - tail, side="left"))
+        keep[dim] = slice(low, min(high, len(marginal) - 1) + 1)
+    return dataset.isel(keep)
+
+
+def _decision_categories(dataset: xr.Dataset, truth):
+    """``(codes over the grid, names of the codes, colours or None)`` for the map."""
     decision = dataset["decision"].astype(np.int64)
-    values = sorted(int(v) for v in np.unique(decision.values))
     if "decision_without_hierarchy" not in dataset:
+        values = sorted(int(v) for v in np.unique(decision.values))
         codes = xr.apply_ufunc(np.searchsorted, values, decision)
-        names = [f"decides {v}" for v in values]
+        names = [
+            f"decides {v}" + ("" if truth is None else (" (right)" if v == truth else " (wrong)"))
+            for v in values
+        ]
         palette = ["#d9d9d9", "#4c72b0", "#dd8452", "#55a868"]
-        return codes, names, palette[: len(values)] if len(values) <= 4 else None
+        return codes, names, palette[: len(values)] if len(values) <= len(palette) else None
     without = dataset["decision_without_hierarchy"].astype(np.int64)
-    truth = dataset.attrs.get("true_x1")
     pairs = sorted(
         {
             (int(a), int(b))
@@ -295,17 +330,26 @@ def _decision_categories(dataset: xr.Dataset):
 
 
 def decision_map_figure(
-    dataset: xr.Dataset, ncols: int | None = None, title: str | None = None
+    dataset: xr.Dataset,
+    mass: float | None = 0.99,
+    ncols: int | None = None,
+    title: str | None = None,
 ) -> Figure:
     """The adversary's decision over released ``(x1*, x2*, y1*)``, like Kazan & Reiter's Figure 4.
 
     ``dataset`` has dims ``x1_release``, ``x2_release``, ``y1_release`` (integer
     coordinates) and a boolean or integer ``decision`` (the Bayes decision (3.5)
     about ``X1``); optionally ``decision_without_hierarchy`` (the single-block
-    decision), whose disagreements are coloured — as right or wrong when
-    ``dataset.attrs["true_x1"]`` is given. One panel per ``x1*``, each an image
-    with ``x2*`` across and ``y1*`` up. A ``probability`` variable (the release
-    pmf), if present, is summed per panel into its title.
+    decision), whose disagreements are coloured — as right or wrong when the
+    true ``x1`` is known (``attrs["true_x1"]``, or ``attrs["truth"] = (x1, x2,
+    y1)``); and optionally ``release_probability`` (the pmf of the releases
+    under the truth). One panel per ``x1*``, each an image with ``x2*`` across
+    and ``y1*`` up.
+
+    With a release probability, each axis is first cropped to the central
+    range holding ``mass`` of its marginal (``None``: no cropping; the paper
+    shows > 99%), the panel titles give each ``x1*``'s mass, and the title the
+    mass on which the hierarchy changes the decision to right and to wrong.
     """
     if not isinstance(dataset, xr.Dataset) or "decision" not in dataset:
         raise TypeError("dataset must be a Dataset with a 'decision' variable")
@@ -316,7 +360,23 @@ def decision_map_figure(
             f"dataset: 'decision' must have dims {_RELEASE_DIMS}; "
             f"missing {missing}, unexpected {extra}"
         )
-    codes, names, colours = _decision_categories(dataset)
+    if mass is not None and not 0 < mass <= 1:
+        raise ValueError(f"mass must lie in (0, 1], got {mass!r}")
+    truth = _true_x1(dataset)
+    probability = _release_probability(dataset)
+    summary = ""
+    if probability is not None and truth is not None and "decision_without_hierarchy" in dataset:
+        changed = dataset["decision"] != dataset["decision_without_hierarchy"]
+        right = float(probability.where(changed & (dataset["decision"] == truth), 0).sum())
+        wrong = float(probability.where(changed & (dataset["decision"] != truth), 0).sum())
+        summary = (
+            f"\nthe hierarchy changes the decision to right on {right:.2%} and to wrong on "
+            f"{wrong:.2%} of the release mass"
+        )
+    if probability is not None and mass is not None and mass < 1:
+        dataset = _central(dataset, probability, mass)
+        probability = _release_probability(dataset)
+    codes, names, colours = _decision_categories(dataset, truth)
     n = len(names)
     if colours is None:
         colours = [tuple(c) for c in colormaps["tab10"](np.arange(n) % 10)]
@@ -325,7 +385,7 @@ def decision_map_figure(
     x1_values = dataset["x1_release"].values
     ncols = ncols or min(len(x1_values), 4)
     nrows = math.ceil(len(x1_values) / ncols)
-    figure = Figure(figsize=(3.3 * ncols, 3.0 * nrows + 0.9), layout="constrained")
+    figure = Figure(figsize=(3.3 * ncols, 3.0 * nrows + 1.2), layout="constrained")
     axes = figure.subplots(nrows, ncols, squeeze=False, sharex=True, sharey=True)
     x2 = dataset["x2_release"].values
     y1 = dataset["y1_release"].values
@@ -334,9 +394,8 @@ def decision_map_figure(
         panel = codes.sel(x1_release=value).transpose("y1_release", "x2_release")
         axis.pcolormesh(_edges(x2), _edges(y1), panel.values, cmap=cmap, norm=norm)
         heading = f"x1* = {value}"
-        if "probability" in dataset:
-            mass = float(dataset["probability"].sel(x1_release=value).sum())
-            heading += f"  (mass {mass:.3g})"
+        if probability is not None:
+            heading += f"  (mass {float(probability.sel(x1_release=value).sum()):.3g})"
         axis.set_title(heading, fontsize="medium")
     for axis in axes.flat[len(x1_values) :]:
         axis.set_visible(False)
@@ -348,7 +407,8 @@ def decision_map_figure(
         Patch(facecolor=cmap(k), edgecolor="0.3", label=name) for k, name in enumerate(names)
     ]
     figure.legend(handles=handles, loc="outside lower center", ncols=min(n, 3), fontsize="small")
-    figure.suptitle(title or dataset.attrs.get("title", "The adversary's decision about X1"))
+    heading = title or dataset.attrs.get("title", "The adversary's decision about X1")
+    figure.suptitle(heading + summary)
     return figure
 
 
