@@ -15,7 +15,7 @@ import sys
 
 from .. import __version__
 
-SUBCOMMAND_MODULES = ("demo", "budget", "run", "population", "choose_rho")
+SUBCOMMAND_MODULES = ("demo", "budget", "run", "population", "choose_rho", "risk")
 
 
 def build_parser() -> argparse.ArgumentParser:

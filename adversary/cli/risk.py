@@ -1,0 +1,228 @@
+"""``adversary risk MODEL_FILE``: the data holder's risk measures of a case, and sweeps.
+
+For the truth of the ``CASE`` a model file declares, prints, under each prior
+(or the one ``--prior`` names), the adversary's posterior of the truth
+averaged over the releases the mechanism could produce (Kazan & Reiter
+(3.3)), the marginal risk (3.4), the probability that the adversary's 0-1
+decision is right (3.6), and a bound on the error of these sums. With
+``--sweep NAME=VALUES`` (repeatable) it evaluates them for every combination
+of the values of the case's fields, prints the table, and writes it as CSV
+and the risk curves as PNG into ``--out`` (default ``build/risk``).
+
+VALUES is a comma-separated list (``rho=0.01,0.1,1``; ``convention=paper,das``),
+``geomspace:START:STOP:N`` or ``linspace:START:STOP:N`` (N values, both ends
+included), ``range:START:STOP[:STEP]`` (integers, STOP excluded, as Python's
+range), or a semicolon-separated list of Python literals for tuple-valued
+fields (``truth=(1,1,0);(1,2,1)``).
+
+``--json`` prints one object with keys:
+
+``case``
+    name of the case; ``truth``: the data holder's true value(s);
+    ``method``: how the case computed the measures (e.g. ``exact``).
+``priors``
+    ``{label: p}`` of the priors evaluated.
+``swept``
+    ``{name: [values]}`` of the swept fields (empty without ``--sweep``).
+``rows``
+    list of ``{"prior", "p", <swept fields>, "marginal_posterior", "marginal_risk",
+    "correct_decision_probability", "error_bound", "omitted_mass", "prior_of_truth"}``,
+    one per prior and combination of swept values (a value that is not a number
+    or a string, such as a tuple, as its text: ``"(1, 1, 0)"``).
+``table``, ``figure``
+    paths of the CSV and PNG files written (null without ``--sweep``; ``figure``
+    also null when there are too many combinations to draw).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from ..model_files import load_case
+from ..plots.compare import risk_curves_figure
+from ..risk.compare import MEASURES, sweep, to_table
+
+_SPACES = {"geomspace": np.geomspace, "linspace": np.linspace}
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "risk",
+        help="marginal risk and decision probability of a model file's truth; parameter sweeps",
+        description=__doc__.split("\n\n")[1],
+        epilog=__doc__.split("\n\n", 2)[2],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("model", metavar="MODEL_FILE", help="model file or shipped case name")
+    parser.add_argument("--prior", default=None, help="prior label of the CASE (default: all)")
+    parser.add_argument(
+        "--sweep",
+        action="append",
+        default=[],
+        metavar="NAME=VALUES",
+        help="a case field and its values (repeatable)",
+    )
+    parser.add_argument("--out", default="build/risk", type=Path, help="folder for table and plot")
+    parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
+    parser.set_defaults(func=run)
+
+
+def _number(text: str, spec: str):
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        value = None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"--sweep: {text!r} in {spec!r} is not a number")
+    return value
+
+
+def _item(text: str):
+    """One listed value: a Python literal (number, tuple, quoted string) or a bare word."""
+    text = text.strip()
+    if not text:
+        raise ValueError("empty value")
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def parse_values(spec: str) -> list:
+    """The values of one ``--sweep`` VALUES (see the module docstring)."""
+    kind, _, rest = spec.partition(":")
+    if kind in _SPACES:
+        parts = rest.split(":")
+        if len(parts) != 3:
+            raise ValueError(f"--sweep: expected {kind}:START:STOP:N, got {spec!r}")
+        start, stop, n = (_number(p, spec) for p in parts)
+        if not isinstance(n, int) or n < 1:
+            raise ValueError(f"--sweep: N must be a positive integer in {spec!r}")
+        if kind == "geomspace" and (start <= 0 or stop <= 0):
+            raise ValueError(f"--sweep: geomspace needs START and STOP > 0, got {spec!r}")
+        return [float(v) for v in _SPACES[kind](start, stop, n)]
+    if kind == "range":
+        parts = [_number(p, spec) for p in rest.split(":")]
+        if len(parts) not in (2, 3) or not all(isinstance(p, int) for p in parts):
+            raise ValueError(f"--sweep: expected range:START:STOP[:STEP] of integers, got {spec!r}")
+        values = list(range(*parts))
+        if not values:
+            raise ValueError(f"--sweep: {spec!r} is an empty range")
+        return values
+    separator = ";" if ";" in spec else ","
+    try:
+        return [_item(text) for text in spec.split(separator)]
+    except ValueError:
+        raise ValueError(f"--sweep: {spec!r} has an empty value") from None
+
+
+def parse_sweeps(specs: list[str], case) -> dict[str, list]:
+    """``{name: values}`` from the ``--sweep`` options, names checked against the case's fields."""
+    fields = [f.name for f in dataclasses.fields(case) if f.name not in ("name", "description")]
+    over = {}
+    for spec in specs:
+        name, equals, values = spec.partition("=")
+        name = name.strip()
+        if not equals or not name or not values:
+            raise ValueError(f"--sweep: expected NAME=VALUES, got {spec!r}")
+        if name not in fields or name == "priors":
+            choices = ", ".join(f for f in fields if f != "priors")
+            raise ValueError(
+                f"--sweep: {name!r} is not a parameter of {type(case).__name__}; have {choices}"
+            )
+        if name in over:
+            raise ValueError(f"--sweep: {name!r} is given twice")
+        over[name] = parse_values(values)
+    return over
+
+
+def _plain(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if isinstance(value, int | float | str | bool) or value is None:
+        return value
+    return str(value)
+
+
+def _rows(table) -> list[dict]:
+    flat = table.reset_index()
+    return [{k: _plain(v) for k, v in row.items()} for row in flat.to_dict("records")]
+
+
+def _as_text(case, table, over, files) -> str:
+    lines = [case.name]
+    truth = getattr(case, "truth", None)
+    if truth is not None:
+        lines.append(f"truth: {_plain(truth)}")
+    lines.append(
+        "averaged over releases from the truth: marginal posterior (3.3), marginal risk (3.4),"
+        " P[correct decision] (3.6)"
+    )
+    if over:
+        lines.append("swept: " + ", ".join(f"{n} ({len(v)} values)" for n, v in over.items()))
+    shown = table[["p", *MEASURES[:4]]].rename(
+        columns={
+            "marginal_posterior": "marg. posterior",
+            "marginal_risk": "marg. risk",
+            "correct_decision_probability": "P[correct]",
+            "error_bound": "error bound",
+        }
+    )
+    lines += ["", shown.to_string(float_format=lambda v: f"{v:.6g}")]
+    if files:
+        lines += ["", "written:", *(f"  {path}" for path in files if path is not None)]
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    case = load_case(args.model)
+    over = parse_sweeps(args.sweep, case)
+    priors = None if args.prior is None else [args.prior]
+    try:
+        dataset = sweep(case, over, priors=priors)
+    except (ValueError, TypeError) as error:
+        message = str(error.args[0]) if error.args else type(error).__name__
+        if message.startswith("over: "):  # a swept value the case rejects
+            raise type(error)(f"--sweep {message.removeprefix('over: ')}") from error
+        raise
+    table = to_table(dataset)
+    table_path = figure_path = None
+    if over:
+        args.out.mkdir(parents=True, exist_ok=True)
+        stem = "sweep_" + "_".join(over)
+        table_path = args.out / f"{stem}.csv"
+        table.to_csv(table_path)
+        try:
+            figure = risk_curves_figure(dataset)
+        except ValueError as error:
+            print(f"adversary risk: no plot: {error}", file=sys.stderr)
+        else:
+            figure_path = args.out / f"{stem}.png"
+            figure.savefig(figure_path, dpi=120)
+    if args.json:
+        result = {
+            "case": case.name,
+            "truth": _plain(getattr(case, "truth", None)),
+            "method": dataset.attrs["method"],
+            "priors": {
+                str(k): float(v)
+                for k, v in zip(dataset["prior"].values, dataset["p"].values, strict=True)
+            },
+            "swept": {name: _plain(list(values)) for name, values in over.items()},
+            "rows": _rows(table),
+            "table": None if table_path is None else str(table_path),
+            "figure": None if figure_path is None else str(figure_path),
+        }
+        print(json.dumps(result, indent=2))
+    else:
+        print(_as_text(case, table, over, [table_path, figure_path] if over else []))
+    return 0
