@@ -179,6 +179,8 @@ def prior_sensitivity_figure(result, exact: xr.Dataset | None = None, variable=N
     positions = np.arange(len(labels))
     posterior = dataset[variable].values
     p = dataset["p"].values if "p" in dataset.coords else None
+    if p is not None and not np.issubdtype(p.dtype, np.number):
+        p = None  # priors that are not one probability (e.g. one per category)
     if "prior_of_truth" in dataset:
         p = dataset["prior_of_truth"].values
     figure = Figure(figsize=(9, 3.8), layout="constrained")

@@ -40,6 +40,7 @@ __all__ = [
     "compare_priors",
     "sweep",
     "to_table",
+    "truth_of",
 ]
 
 #: Data variables of a :func:`sweep` Dataset, in order (fields of MarginalMeasures).
@@ -105,8 +106,9 @@ def _prior_table(case, priors) -> tuple[object, list[str], np.ndarray]:
     elif isinstance(priors, Mapping):
         if not priors:
             raise ValueError("priors: an empty mapping; give at least one {label: p}")
-        as_probability(list(priors.values()), "priors")
-        case = dataclasses.replace(case, priors={str(k): float(v) for k, v in priors.items()})
+        case = dataclasses.replace(
+            case, priors={str(k): _prior_value(v, f"priors[{k!r}]") for k, v in priors.items()}
+        )
         labels = list(case.priors)
     elif isinstance(priors, str) or not isinstance(priors, Sequence):
         raise TypeError(
@@ -120,7 +122,21 @@ def _prior_table(case, priors) -> tuple[object, list[str], np.ndarray]:
                 f"priors: {unknown[0] if unknown else 'none'!r} is not a prior label of the case; "
                 f"have {', '.join(case.priors)}"
             )
-    return case, labels, np.array([case.priors[label] for label in labels], dtype=np.float64)
+    return case, labels, _p_coordinate([case.priors[label] for label in labels])
+
+
+def _prior_value(value, name: str):
+    """A prior probability ``p`` checked; a prior of another form (a vector) left to the case."""
+    if _is_scalar(value):
+        return float(as_probability(value, name))
+    return value
+
+
+def _p_coordinate(values: list) -> np.ndarray:
+    """The ``p`` coordinate: the prior probabilities, or their text for non-scalar priors."""
+    if all(_is_scalar(v) and not isinstance(v, str) for v in values):
+        return np.asarray(values, dtype=np.float64)
+    return np.asarray([str(_plain(v)) for v in values])
 
 
 def _swept(case, over) -> tuple[list[str], list[list]]:
@@ -342,7 +358,7 @@ def _alternatives(case, priors) -> list[tuple[str, object, str]]:
             _check_case(value)
             out.append((label, value, next(iter(value.priors))))
         else:
-            p = float(as_probability(value, f"priors[{label!r}]"))
+            p = _prior_value(value, f"priors[{label!r}]")
             out.append((label, dataclasses.replace(case, priors={label: p}), label))
     return out
 
@@ -353,7 +369,8 @@ def truth_of(case, latent: str = "X1") -> int | None:
     For the target's count ``X1``: ``case.truth`` when it is a count
     (:class:`~adversary.scenarios.single_block.SingleBlockCase`) or its first
     element when a tuple ``(x1, …)`` (:class:`~adversary.scenarios.block_group.BlockGroupCase`);
-    else ``case.true_count``, else the known count plus one.
+    else, for a case with a ``true_count`` field, that count or (when ``None``)
+    the known count (``known_count``, or the first of ``known_counts``) plus one.
     """
     if latent != "X1":
         return None
@@ -362,7 +379,9 @@ def truth_of(case, latent: str = "X1") -> int | None:
         return int(truth)
     if isinstance(truth, tuple | list) and truth and isinstance(truth[0], numbers.Integral):
         return int(truth[0])
-    true_count = getattr(case, "true_count", None)
+    if not hasattr(case, "true_count"):
+        return None
+    true_count = case.true_count
     if isinstance(true_count, numbers.Integral):
         return int(true_count)
     for attribute in ("known_count", "known_counts"):
@@ -458,7 +477,7 @@ def compare_priors(
     pmfs, scalars, trees, latent_dims = {}, {}, {}, []
     ps, targets = [], []
     for label, alternative, prior_label in alternatives:
-        ps.append(float(alternative.priors[prior_label]))
+        ps.append(alternative.priors[prior_label])
         event = _target(alternative, target)
         targets.append(event)
         model = alternative.model(prior_label)
@@ -479,6 +498,8 @@ def compare_priors(
                 pmfs[label][f"{n}_posterior"] = pmf
                 pmfs[label][f"{n}_mcse"] = xr.DataArray(mcse, dims=[n], coords={n: pmf[n]})
             scalars[label] = {}
+        if event is not None and target is None and not set(event) <= set(latents):
+            event = targets[-1] = None  # the default target is not a latent of this model
         if event is not None:
             scalars[label]["posterior_of_truth"] = xr.DataArray(
                 posterior_probability(result, event)
@@ -490,10 +511,10 @@ def compare_priors(
         latent_dims += [n for n in latents if n not in latent_dims]
 
     variables = {**_stack(pmfs, fill=0.0), **_stack(scalars, fill=np.nan)}
-    dataset = xr.Dataset(variables).assign_coords(p=("prior", ps))
+    dataset = xr.Dataset(variables).assign_coords(p=("prior", _p_coordinate(ps)))
     for name in dataset.data_vars:
         dataset[name] = dataset[name].rename(None)
-    shown = {_event_text(t) for t in targets if t is not None}
+    shown = {_event_text(t) for t in targets}
     dataset.attrs = {
         "case": case.name,
         "method": method,

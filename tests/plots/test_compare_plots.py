@@ -97,6 +97,14 @@ def test_prior_sensitivity_exact(dare, tmp_path):
     )
 
 
+def test_prior_sensitivity_of_vector_priors(tmp_path):
+    case = load_case("unknown_ethnicity")
+    result = compare_priors(case, {"a": (0.3, 0.7)}, target={"C": 1})
+    figure = prior_sensitivity_figure(result)
+    assert not figure.axes[1].get_visible()  # no single prior probability to divide by
+    assert saved_png(figure, tmp_path / "vector.png") == PNG_MAGIC
+
+
 def test_prior_sensitivity_sampled_has_mcse_bars(sampled, tmp_path):
     comparison, exact = sampled
     figure = prior_sensitivity_figure(comparison, exact=exact)

@@ -261,6 +261,25 @@ def test_compare_priors_mcmc_within_four_mcse_of_exact(dare):
     assert {"posterior_of_truth_mcse", "mcse P[X1=1]", "P[X1=0]"} <= set(table.columns)
 
 
+def test_compare_priors_of_a_case_with_another_latent_and_vector_priors():
+    case = load_case("unknown_ethnicity")  # latent C (the category), a prior per category
+    result = compare_priors(case, {"a": (0.3, 0.7), "b": (0.5, 0.5)})
+    assert result.attrs["latent_dims"] == ["C"]
+    assert "posterior_of_truth" not in result  # X1 is not a latent of this model
+    assert result.attrs["target"] == "none"
+    assert list(result["p"].values) == ["[0.3, 0.7]", "[0.5, 0.5]"]
+    np.testing.assert_allclose(result["C_posterior"].sum("C"), 1.0, rtol=1e-12)
+    targeted = compare_priors(case, {"a": (0.3, 0.7)}, target={"C": 1})
+    assert float(targeted["posterior_of_truth"][0]) == pytest.approx(
+        float(result["C_posterior"].sel(prior="a", C=1)), rel=1e-12
+    )
+    measures = sweep(case, priors={"a": (0.3, 0.7)}, progress=False)
+    assert measures["p"].values.tolist() == ["[0.3, 0.7]"]
+    assert float(measures["marginal_posterior"][0]) == pytest.approx(
+        dataclasses.replace(case, priors={"a": (0.3, 0.7)}).marginal_measures().marginal_posterior
+    )
+
+
 # ---------------------------------------------------------------- to_table
 
 
