@@ -1,0 +1,30 @@
+"""The top-level API: every advertised name resolves, and the noise layer stays PyMC-free."""
+
+import subprocess
+import sys
+
+import pytest
+
+import adversary
+
+
+@pytest.mark.parametrize("name", adversary.__all__)
+def test_every_advertised_name_resolves(name):
+    assert getattr(adversary, name) is not None
+
+
+def test_unknown_name_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="has no attribute 'nonsense'"):
+        adversary.nonsense  # noqa: B018
+
+
+def test_the_noise_layer_does_not_load_pymc():
+    code = "import sys, adversary.noise, adversary.accounting; print('pymc' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_top_level_sample_and_enumerate_agree_on_a_case():
+    case = adversary.load_case("dare_county")
+    table = adversary.enumerate(case.model("1/5"))
+    assert adversary.posterior_probability(table, {"X1": 1}) == pytest.approx(0.2159, abs=5e-5)
