@@ -25,7 +25,7 @@ def test_the_noise_layer_does_not_load_pymc():
     assert out.stdout.strip() == "False"
 
 
-def test_top_level_sample_and_enumerate_agree_on_a_case():
+def test_top_level_enumerate_matches_the_closed_form():
     case = adversary.load_case("dare_county")
     table = adversary.enumerate(case.model("1/5"))
     exact = single_block.posterior(case.observed_release, 1 / 5, case.rho)
