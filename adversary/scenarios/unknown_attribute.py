@@ -41,6 +41,17 @@ Arrays of releases have the released cells on their **last axis** (one noisy
 count per released cell, in category order); priors, ρ and known counts have
 the K categories on their last axis (ρ may be one number); other leading axes
 broadcast.
+
+**Other noise.** Every function takes ``mechanism=`` instead of ``rho`` (pass
+``rho=None``) and ``convention``: one
+:class:`~adversary.noise.mechanisms.NoiseMechanism` for every cell, or a
+sequence with one per category. All discrete Gaussian: the closed forms above
+(the same numbers as the ρ giving their σ²). Otherwise a released cell's ratio
+is ``s_k = logpmf_k(x_k* - m_k - 1) - logpmf_k(x_k* - m_k)``: ``+inf`` where
+bounded noise lets only "the target is in cell k" produce ``x_k*`` (the
+posterior of k is then exactly 1), ``-inf`` where it rules k out. Releases no
+category can produce (two cells each proving the target, or every category
+ruled out) raise ``ValueError``.
 """
 
 from __future__ import annotations
@@ -53,8 +64,17 @@ from scipy import special
 
 from .._validation import as_counts, as_integers, as_positive, as_probability
 from ..noise import discrete_gaussian, noise_variance
+from ..noise.mechanisms import NoiseMechanism
 from ..risk.measures import MarginalMeasures
 from ..risk.releases import DEFAULT_TAIL_MASS
+from ._mechanism import (
+    impossible_release_error,
+    log_ratio,
+    mechanism_tuple,
+    noise_table,
+    resolve_many,
+    support_points,
+)
 
 __all__ = [
     "DEFAULT_GRID_WIDTH",
@@ -146,6 +166,19 @@ def _sigma2(rho, n_categories: int, convention) -> np.ndarray:
     return noise_variance(rho, convention)
 
 
+def _cell_noise(rho, n_categories: int, convention, mechanism):
+    """``(σ² per category | None, mechanisms per category | None)``: ρ or ``mechanism``.
+
+    ``mechanism`` is one mechanism for every cell or a sequence of K; all
+    discrete Gaussian give their σ² (the closed-form path).
+    """
+    if mechanism is None:
+        if rho is None:
+            raise ValueError("rho: give rho (with convention) or mechanism")
+        return _sigma2(rho, n_categories, convention), None
+    return resolve_many(rho, convention, mechanism, n_categories, "rho")
+
+
 def _known(known_counts, n_categories: int) -> np.ndarray:
     known = as_counts(known_counts, "known_counts")
     if known.ndim == 0 or known.shape[-1] != n_categories:
@@ -182,34 +215,67 @@ def _category(true_category, n_categories: int) -> int:
 # --- the adversary's posterior -----------------------------------------------------------
 
 
-def _scores(releases, prior, rho, known_counts, convention, released):
+def _scores(releases, prior, rho, known_counts, convention, released, mechanism=None):
     """``(log π_k + s_k, log π_k, s_k)`` with the categories on the last axis."""
     prior = _prior(prior)
     n_categories = prior.shape[-1]
     mask = _released(released, n_categories)
-    sigma2 = _sigma2(rho, n_categories, convention)
+    sigma2, mechanisms = _cell_noise(rho, n_categories, convention, mechanism)
     known = _known(known_counts, n_categories)
     releases = _releases(releases, int(mask.sum()))
+    noise_shape = () if sigma2 is None else sigma2.shape[:-1]
     shape = np.broadcast_shapes(
-        releases.shape[:-1], known.shape[:-1], sigma2.shape[:-1], prior.shape[:-1]
+        releases.shape[:-1], known.shape[:-1], noise_shape, prior.shape[:-1]
     )
     known = np.broadcast_to(known, (*shape, n_categories))
-    sigma2 = np.broadcast_to(sigma2, (*shape, n_categories))
     ratios = np.zeros((*shape, n_categories))
     difference = np.broadcast_to(releases, (*shape, int(mask.sum()))) - known[..., mask]
-    ratios[..., mask] = (2.0 * difference.astype(np.float64) - 1.0) / (2.0 * sigma2[..., mask])
+    if mechanisms is None:
+        sigma2 = np.broadcast_to(sigma2, (*shape, n_categories))
+        ratios[..., mask] = (2.0 * difference.astype(np.float64) - 1.0) / (2.0 * sigma2[..., mask])
+    else:
+        ratios[..., mask] = _mechanism_ratios(releases, difference, mask, mechanisms)
     log_prior = np.broadcast_to(np.log(prior), (*shape, n_categories))
     return log_prior + ratios, log_prior, ratios
 
 
+def _mechanism_ratios(releases, difference, mask, mechanisms) -> np.ndarray:
+    """``s_k`` of the released cells from their mechanisms, checked to be possible."""
+    cells = np.flatnonzero(mask)
+    columns = [
+        log_ratio(
+            mechanisms[k].logpmf(difference[..., j] - 1), mechanisms[k].logpmf(difference[..., j])
+        )
+        for j, k in enumerate(cells)
+    ]
+    ratios = np.stack(columns, axis=-1)
+    impossible = np.any(np.isnan(ratios), axis=-1) | (np.sum(ratios == np.inf, axis=-1) > 1)
+    if mask.all():  # every category ruled out
+        impossible |= np.all(ratios == -np.inf, axis=-1)
+    if np.any(impossible):
+        bad = np.broadcast_to(releases, difference.shape)[impossible]
+        raise impossible_release_error("releases", bad.tolist(), mechanisms)
+    return ratios
+
+
+def _softmax(scores) -> np.ndarray:
+    """Softmax over the last axis, one-hot where a score is ``+inf`` (at most one per row)."""
+    certain = scores == np.inf
+    if not np.any(certain):
+        return special.softmax(scores, axis=-1)
+    finite = special.softmax(np.where(certain, 0.0, scores), axis=-1)
+    return np.where(np.any(certain, axis=-1, keepdims=True), certain.astype(np.float64), finite)
+
+
 def log_likelihood_ratios(
-    releases, rho, known_counts, convention="paper", released=None
+    releases, rho, known_counts, convention="paper", released=None, *, mechanism=None
 ) -> np.ndarray:
     """``s_k = log P[x* | C = k] - log P[x* | target in no released cell]``, one per category.
 
     ``(2(x_k* - m_k) - 1)/(2σ_k²)`` for a released cell k (the single-block
     ratio of :func:`.single_block.log_likelihood_ratio`), 0 for a cell not
-    released. ``known_counts`` fixes K (its last axis).
+    released. ``known_counts`` fixes K (its last axis). With ``mechanism``:
+    ``logpmf_k(x_k* - m_k - 1) - logpmf_k(x_k* - m_k)``, possibly ``±inf``.
     """
     known = as_counts(known_counts, "known_counts")
     n_categories = known.shape[-1] if known.ndim else 0
@@ -219,22 +285,31 @@ def log_likelihood_ratios(
             f"got {known_counts!r}"
         )
     prior = np.full(n_categories, 1.0 / n_categories)
-    return _scores(releases, prior, rho, known, convention, released)[2]
+    return _scores(releases, prior, rho, known, convention, released, mechanism)[2]
 
 
-def posterior(releases, prior, rho, known_counts, convention="paper", released=None) -> np.ndarray:
+def posterior(
+    releases, prior, rho, known_counts, convention="paper", released=None, *, mechanism=None
+) -> np.ndarray:
     """``P[C = k | x*] = π_k e^{s_k} / Σ_j π_j e^{s_j}`` for every category k (last axis).
 
     The multi-cell analogue of (3.1), computed as a softmax in log space (no
-    overflow for any ρ or count).
+    overflow for any ρ or count). With bounded noise a category can be certain
+    (posterior exactly 1) or ruled out (exactly 0).
     """
-    scores = _scores(releases, prior, rho, known_counts, convention, released)[0]
-    return special.softmax(scores, axis=-1)
+    scores = _scores(releases, prior, rho, known_counts, convention, released, mechanism)[0]
+    return _softmax(scores)
 
 
-def risk(releases, prior, rho, known_counts, convention="paper", released=None) -> np.ndarray:
+def risk(
+    releases, prior, rho, known_counts, convention="paper", released=None, *, mechanism=None
+) -> np.ndarray:
     """Disclosure risk of every category: its posterior over its prior, as (3.2)."""
-    scores, log_prior, _ = _scores(releases, prior, rho, known_counts, convention, released)
+    scores, log_prior, _ = _scores(
+        releases, prior, rho, known_counts, convention, released, mechanism
+    )
+    if np.any(scores == np.inf):
+        return _softmax(scores) / np.exp(log_prior)
     return np.exp(special.log_softmax(scores, axis=-1) - log_prior)
 
 
@@ -243,14 +318,19 @@ def _tie_tolerance(magnitude, n_categories: int):
     return 8.0 * (n_categories + 2) * np.finfo(np.float64).eps * magnitude
 
 
-def decision(releases, prior, rho, known_counts, convention="paper", released=None) -> np.ndarray:
+def decision(
+    releases, prior, rho, known_counts, convention="paper", released=None, *, mechanism=None
+) -> np.ndarray:
     """The Bayes decision under 0-1 loss (3.5): the index of the posterior mode.
 
     Scores ``log π_k + s_k`` within rounding of the largest are tied; a tie
     goes to the lowest index (the category listed first).
     """
-    scores, log_prior, ratios = _scores(releases, prior, rho, known_counts, convention, released)
+    scores, log_prior, ratios = _scores(
+        releases, prior, rho, known_counts, convention, released, mechanism
+    )
     n_categories = scores.shape[-1]
+    ratios = np.where(np.isfinite(ratios), ratios, 0.0)
     magnitude = np.max(np.abs(log_prior), axis=-1) + np.max(np.abs(ratios), axis=-1)
     tolerance = _tie_tolerance(magnitude, n_categories)[..., None]
     tied = scores >= scores.max(axis=-1, keepdims=True) - tolerance
@@ -258,11 +338,12 @@ def decision(releases, prior, rho, known_counts, convention="paper", released=No
 
 
 def release_pmf(
-    releases, rho, known_counts, true_category, convention="paper", released=None
+    releases, rho, known_counts, true_category, convention="paper", released=None, *, mechanism=None
 ) -> np.ndarray:
     """``P[x* | C = c]``: the product over released cells of the DG pmf of ``x_k* - X_k``.
 
     ``X_k = m_k + 1[k = c]`` are the true counts when the target's category is c.
+    With ``mechanism``: each cell's own pmf.
     """
     known = as_counts(known_counts, "known_counts")
     if known.ndim == 0 or known.shape[-1] < 2:
@@ -273,10 +354,16 @@ def release_pmf(
     n_categories = known.shape[-1]
     c = _category(true_category, n_categories)
     mask = _released(released, n_categories)
-    sigma2 = np.broadcast_to(_sigma2(rho, n_categories, convention), known.shape)
+    sigma2, mechanisms = _cell_noise(rho, n_categories, convention, mechanism)
     releases = _releases(releases, int(mask.sum()))
     truth = known + (np.arange(n_categories) == c)
-    pmf = discrete_gaussian.pmf(releases - truth[..., mask], sigma2[..., mask])
+    noise = releases - truth[..., mask]
+    if mechanisms is not None:
+        cells = np.flatnonzero(mask)
+        columns = [mechanisms[k].pmf(noise[..., j]) for j, k in enumerate(cells)]
+        return np.prod(np.stack(columns, axis=-1), axis=-1)
+    sigma2 = np.broadcast_to(sigma2, known.shape)
+    pmf = discrete_gaussian.pmf(noise, sigma2[..., mask])
     return pmf.prod(axis=-1)
 
 
@@ -473,6 +560,8 @@ def marginals(
     tail_mass=DEFAULT_TAIL_MASS,
     grid_width=DEFAULT_GRID_WIDTH,
     method="auto",
+    *,
+    mechanism=None,
 ) -> UnknownAttributeMarginals:
     """Marginal posterior, marginal risk and correct-decision probability for true category c.
 
@@ -526,6 +615,19 @@ def marginals(
     rounding allowance of :func:`decision` at the largest scores of the grid;
     the two agree except where scores lie within a few rounding units of each
     other without being exactly tied.
+
+    **Other noise** (``mechanism``, not all discrete Gaussian). Each released
+    cell's noise is its table (the whole support for bounded noise, whose ε is
+    0); cell k's score is ``log π_k + logpmf_k(z) - logpmf_k(z + 1)`` for the
+    truth (k = c) and ``log π_k + logpmf_k(z - 1) - logpmf_k(z)`` for the others,
+    equal values merged. A ``+inf`` truth score (only c produces the release)
+    gives posterior 1 and a right decision; ``-inf`` scores of other categories
+    (ruled out) drop out of L. Enumeration and grid as above, the grid carrying
+    ``L = -inf`` (every other category ruled out) as a separate atom. The
+    decision probability sums over the truth's noise the product of the other
+    cells' ``P[score_k < v - tol]`` (or ``≤ v + tol``), now from their tables
+    (scores are no longer monotone in the noise): its error is at most the
+    total omitted mass ``ε``, and 0 for bounded noise.
     """
     prior = _prior(prior)
     if prior.ndim != 1:
@@ -533,13 +635,18 @@ def marginals(
     n_categories = prior.size
     c = _category(true_category, n_categories)
     mask = _released(released, n_categories)
-    sigma2 = np.broadcast_to(_sigma2(rho, n_categories, convention), (n_categories,))
+    sigma2, mechanisms = _cell_noise(rho, n_categories, convention, mechanism)
     tail_mass = float(as_probability(tail_mass, "tail_mass"))
     grid_width = as_positive(grid_width, "grid_width")
     if grid_width.ndim != 0:
         raise ValueError(f"grid_width must be one number > 0, got {grid_width!r}")
     if method not in MARGINAL_METHODS:
         raise ValueError(f"method must be one of {MARGINAL_METHODS}, got {method!r}")
+    if mechanisms is not None:
+        return _mechanism_marginals(
+            prior, c, mask, mechanisms, tail_mass, float(grid_width), method
+        )
+    sigma2 = np.broadcast_to(sigma2, (n_categories,))
     n_released = int(mask.sum())
     noises = [
         _noise(float(s2), tail_mass / n_released) if on else None
@@ -583,6 +690,202 @@ def marginals(
     )
 
 
+@dataclass(frozen=True)
+class _CellScores:
+    """One cell's scores under the truth: finite values and masses, and the infinite mass.
+
+    ``infinite`` is the mass of ``+inf`` (the truth's cell) or ``-inf`` (another
+    cell); ``total`` the mass of the table (``finite + infinite``).
+    """
+
+    values: np.ndarray
+    masses: np.ndarray
+    infinite: float
+    cutoff: int
+    omitted: float
+
+    @property
+    def total(self) -> float:
+        return math.fsum(self.masses) + self.infinite
+
+
+def _cell_scores(mechanism, log_prior: float, is_truth: bool, tail_mass: float) -> _CellScores:
+    table = noise_table(mechanism, tail_mass)
+    z, masses = support_points(table)
+    if is_truth:
+        ratio = log_ratio(mechanism.logpmf(z), mechanism.logpmf(z + 1))
+    else:
+        ratio = log_ratio(mechanism.logpmf(z - 1), mechanism.logpmf(z))
+    finite = np.isfinite(ratio)
+    values, inverse = np.unique(log_prior + ratio[finite], return_inverse=True)
+    weights = np.bincount(inverse, weights=masses[finite], minlength=values.size)
+    reach = int(max(-table.start, table.start + table.probabilities.size - 1))
+    return _CellScores(
+        values, weights, math.fsum(masses[~finite]), reach, float(table.omitted_mass)
+    )
+
+
+def _mechanism_marginals(prior, c, mask, mechanisms, tail_mass, grid_width, method):
+    """:func:`marginals` for any noise (see its docstring, "Other noise")."""
+    n_categories = prior.size
+    n_released = int(mask.sum())
+    log_prior = np.log(prior)
+    cells = [
+        _cell_scores(mechanisms[k], float(log_prior[k]), k == c, tail_mass / n_released)
+        if mask[k]
+        else None
+        for k in range(n_categories)
+    ]
+    omitted = sum(cell.omitted for cell in cells if cell is not None)
+    # Terms (values, masses) for the enumeration and grid: a cell not released is the
+    # constant log π_k; another category's -inf scores are kept as a value (logaddexp
+    # takes them); the truth's +inf scores are taken out (posterior 1, decision right).
+    terms = []
+    for k, cell in enumerate(cells):
+        if cell is None:
+            terms.append((np.array([log_prior[k]]), np.ones(1)))
+        elif k == c or cell.infinite == 0.0:
+            terms.append((cell.values, cell.masses))
+        else:
+            terms.append((np.append(cell.values, -np.inf), np.append(cell.masses, cell.infinite)))
+    others_total = math.prod(
+        1.0 if cell is None else cell.total for k, cell in enumerate(cells) if k != c
+    )
+    certain = 0.0 if cells[c] is None else cells[c].infinite * others_total
+    finite_scores = [
+        np.abs(values[np.isfinite(values)]) for values, _ in terms if np.any(np.isfinite(values))
+    ]
+    reach = max((float(np.max(v)) for v in finite_scores if v.size), default=0.0)
+    tolerance = float(_tie_tolerance(2.0 * reach, n_categories))
+
+    joint_size = math.prod(max(1, values.size) for values, _ in terms)
+    if method == "auto":
+        method = "enumeration" if joint_size <= _MAX_ENUMERATION else "grid"
+    if terms[c][0].size == 0:  # the truth's release always proves it
+        post, spread, h = 0.0, 0.0, None
+    elif method == "enumeration":
+        if joint_size > 4 * _MAX_ENUMERATION:
+            raise ValueError(
+                f"method: the joint noise grid has {joint_size} points, too many to enumerate; "
+                "use method='grid'"
+            )
+        post, spread, h = _enumerated_posterior(terms, c), 0.0, None
+    else:
+        post, spread, h = _gridded_posterior_with_atoms(terms, c, grid_width)
+    post += certain
+    posterior_bound = 0.5 * GRID_CURVATURE_BOUND * spread + omitted
+    correct = _table_decision_probability(terms, cells, c, tolerance) + certain
+    return UnknownAttributeMarginals(
+        marginal_posterior=float(post),
+        marginal_risk=float(post / prior[c]),
+        correct_decision_probability=float(correct),
+        posterior_error_bound=float(posterior_bound),
+        risk_error_bound=float(posterior_bound / prior[c]),
+        decision_error_bound=float(omitted),
+        omitted_mass=float(omitted),
+        cutoffs=tuple(cell.cutoff for cell in cells if cell is not None),
+        method=method,
+        grid_width=h,
+    )
+
+
+def _gridded_posterior_with_atoms(terms, c, grid_width):
+    """The grid method of :func:`marginals` for any noise: ``L`` may be ``-inf``.
+
+    ``L = log Σ_{k≠c} π_k e^{s_k}`` is accumulated cell by cell as finite
+    values with masses plus an atom at ``-inf`` (every other category ruled
+    out so far, where the posterior of c is 1). Combining two finite values is
+    ``logaddexp``, split onto the grid ``hℤ`` keeping the mean (as
+    :func:`_logsumexp_distribution`) unless one side is a single value (then the
+    map is one-to-one and kept exact); a value meeting ``-inf`` passes through
+    unchanged. Returns ``(posterior, spread, h)``.
+    """
+    others = [term for k, term in enumerate(terms) if k != c]
+    parts = []
+    for values, masses in others:
+        neg = np.isneginf(values)
+        parts.append((values[~neg], masses[~neg], math.fsum(masses[neg])))
+    finite = [v for v, _, _ in parts if v.size]
+    low = min(float(v.min()) for v in finite) if finite else 0.0
+    high = float(np.logaddexp.reduce([float(v.max()) for v in finite])) if finite else 0.0
+    h = max(grid_width, (high - low) / (_MAX_GRID_POINTS - 4))
+    values, masses, atom = parts[0]
+    spread, split = 0.0, False
+    for v, m, a in parts[1:]:
+        pieces_v, pieces_m = [values, v], [masses * a, m * atom]
+        if values.size and v.size:
+            if values.size == 1 or v.size == 1:
+                pieces_v.append(np.logaddexp(values[:, None], v[None, :]).ravel())
+                pieces_m.append((masses[:, None] * m[None, :]).ravel())
+            else:
+                grid_v, grid_m, step = _split_logaddexp(values, masses, v, m, h)
+                pieces_v.append(grid_v)
+                pieces_m.append(grid_m)
+                spread += step
+                split = True
+        values, inverse = np.unique(np.concatenate(pieces_v), return_inverse=True)
+        masses = np.bincount(inverse, weights=np.concatenate(pieces_m), minlength=values.size)
+        keep = masses > 0
+        values, masses, atom = values[keep], masses[keep], atom * a
+    c_values, c_masses = terms[c]
+    total = 0.0
+    if values.size:
+        chunk = max(1, _BLOCK_ELEMENTS // values.size)
+        for start in range(0, c_values.size, chunk):
+            part = slice(start, start + chunk)
+            post = special.expit(c_values[part, None] - values[None, :])
+            total += float(c_masses[part] @ (post @ masses))
+    total += atom * math.fsum(c_masses)
+    return total, spread, h if split else None
+
+
+def _split_logaddexp(values, masses, v, m, h):
+    """``logaddexp`` of two finite distributions, split onto ``hℤ`` keeping the mean.
+
+    Returns ``(grid values, masses, spread)`` with ``spread = h² Σ P f(1 - f)``.
+    """
+    indices, weights, spread = [], [], 0.0
+    chunk = max(1, _BLOCK_ELEMENTS // v.size)
+    for start in range(0, values.size, chunk):
+        part = slice(start, start + chunk)
+        combined = np.logaddexp(values[part, None], v[None, :])
+        weight = masses[part, None] * m[None, :]
+        position = combined / h
+        base = np.floor(position)
+        frac = position - base
+        spread += h * h * float(np.sum(weight * frac * (1.0 - frac)))
+        index = base.astype(np.int64).ravel()
+        indices += [index, index + 1]
+        weights += [(weight * (1.0 - frac)).ravel(), (weight * frac).ravel()]
+    index, inverse = np.unique(np.concatenate(indices), return_inverse=True)
+    return index * h, np.bincount(inverse, weights=np.concatenate(weights)), spread
+
+
+def _table_decision_probability(terms, cells, c, tolerance):
+    """``P[decision = c]`` over the truth's finite scores: a sum over ``Z_c`` of a product.
+
+    Category k before c must score below ``v - tol``, after c at most
+    ``v + tol``; each factor is the mass of k's scores (``-inf`` included) in
+    that range, from k's table (sorted values, cumulative masses).
+    """
+    c_values, c_masses = terms[c]
+    if c_values.size == 0:
+        return 0.0
+    product = np.ones(c_values.size)
+    for k, (values, masses) in enumerate(terms):
+        if k == c:
+            continue
+        order = np.argsort(values, kind="stable")
+        cumulative = np.concatenate([[0.0], np.cumsum(masses[order])])
+        ordered = values[order]
+        if k < c:
+            index = np.searchsorted(ordered, c_values - tolerance, side="left")
+        else:
+            index = np.searchsorted(ordered, c_values + tolerance, side="right")
+        product *= cumulative[index]
+    return float(product @ c_masses)
+
+
 def marginal_posterior(prior, rho, true_category, convention="paper", released=None, **kwargs):
     """The posterior of the true category averaged over releases, (3.3); see :func:`marginals`."""
     return marginals(prior, rho, true_category, convention, released, **kwargs).marginal_posterior
@@ -594,18 +897,35 @@ def marginal_risk(prior, rho, true_category, convention="paper", released=None, 
 
 
 def correct_decision_probability(
-    prior, rho, true_category, convention="paper", released=None, tail_mass=DEFAULT_TAIL_MASS
+    prior,
+    rho,
+    true_category,
+    convention="paper",
+    released=None,
+    tail_mass=DEFAULT_TAIL_MASS,
+    *,
+    mechanism=None,
 ):
     """Probability that the Bayes decision is the true category, (3.6); see :func:`marginals`."""
     return marginals(
-        prior, rho, true_category, convention, released, tail_mass=tail_mass
+        prior, rho, true_category, convention, released, tail_mass=tail_mass, mechanism=mechanism
     ).correct_decision_probability
 
 
 # --- the attack as a PyMC model ----------------------------------------------------------
 
 
-def model(releases, prior, rho, known_counts, convention="paper", released=None, categories=None):
+def model(
+    releases,
+    prior,
+    rho,
+    known_counts,
+    convention="paper",
+    released=None,
+    categories=None,
+    *,
+    mechanism=None,
+):
     """The attack as a PyMC model; its exact posterior is :func:`posterior`.
 
     Latent ``C ~ FinitePmf({0, …, K-1}, π)`` (the target's category, by
@@ -614,12 +934,14 @@ def model(releases, prior, rho, known_counts, convention="paper", released=None,
     ``DiscreteGaussian(mu = counts, σ_k²)`` over the ``cell`` dimension.
     ``releases`` is one observation: a 1-d sequence, one noisy count per
     released cell. ``categories`` optionally names the categories
-    (coordinates; default ``"0"``, ``"1"``, …).
+    (coordinates; default ``"0"``, ``"1"``, …). With ``mechanism`` (not all
+    discrete Gaussian) the released cells are a
+    :func:`~adversary.distributions.NoiseRelease` with each cell's mechanism.
     """
     import pymc as pm  # deferred: the exact functions above need no PyMC
     import pytensor.tensor as pt
 
-    from ..distributions import DiscreteGaussian, FinitePmf
+    from ..distributions import DiscreteGaussian, FinitePmf, NoiseRelease
 
     prior = _prior(prior)
     if prior.ndim != 1:
@@ -632,7 +954,7 @@ def model(releases, prior, rho, known_counts, convention="paper", released=None,
     releases = _releases(releases, int(mask.sum()))
     if releases.ndim != 1:
         raise ValueError(f"releases must be 1-d, one noisy count per released cell, got {releases}")
-    sigma2 = np.broadcast_to(_sigma2(rho, n_categories, convention), (n_categories,))
+    sigma2, mechanisms = _cell_noise(rho, n_categories, convention, mechanism)
     names = _category_names(categories, n_categories)
     cells = np.flatnonzero(mask)
     coords = {"category": list(names), "cell": [names[k] for k in cells]}
@@ -640,13 +962,23 @@ def model(releases, prior, rho, known_counts, convention="paper", released=None,
         category = FinitePmf("C", support=list(range(n_categories)), probs=prior)
         in_cell = pt.cast(pt.eq(pt.arange(n_categories), category), "int64")
         counts = pm.Deterministic("counts", pt.as_tensor_variable(known) + in_cell, dims="category")
-        DiscreteGaussian(
-            "releases",
-            mu=counts[cells],
-            sigma2=np.asarray(sigma2[cells], dtype=np.float64),
-            observed=releases,
-            dims="cell",
-        )
+        if mechanisms is None:
+            sigma2 = np.broadcast_to(sigma2, (n_categories,))
+            DiscreteGaussian(
+                "releases",
+                mu=counts[cells],
+                sigma2=np.asarray(sigma2[cells], dtype=np.float64),
+                observed=releases,
+                dims="cell",
+            )
+        else:
+            NoiseRelease(
+                "releases",
+                mu=counts[cells],
+                mechanism=[mechanisms[k] for k in cells],
+                observed=releases,
+                dims="cell",
+            )
     return attack
 
 
@@ -678,7 +1010,9 @@ class UnknownAttributeCase:
     categories whose cells are released, in category order (default all;
     stored as names); ``observed_releases`` the noisy counts of the released
     cells, in category order, that :meth:`model` and :meth:`posterior`
-    condition on (``None``: those refuse).
+    condition on (``None``: those refuse). ``mechanism``, if given, is the
+    noise instead of ``rho`` (then ``None``) and ``convention``: one mechanism
+    for every cell or one per category (stored as a tuple).
     """
 
     name: str
@@ -686,11 +1020,12 @@ class UnknownAttributeCase:
     known_counts: tuple[int, ...]
     priors: dict
     true_category: str | int
-    rho: float | tuple[float, ...]
+    rho: float | tuple[float, ...] | None
     convention: str = "paper"
     released: tuple[str | int, ...] | None = None
     observed_releases: tuple[int, ...] | None = None
     description: str = ""
+    mechanism: NoiseMechanism | tuple[NoiseMechanism, ...] | None = None
 
     def __post_init__(self):
         categories = self.categories
@@ -727,16 +1062,23 @@ class UnknownAttributeCase:
         object.__setattr__(
             self, "true_category", names[self._index(self.true_category, "true_category")]
         )
-        rho = as_positive(self.rho, "rho")
-        if rho.ndim == 0:
-            object.__setattr__(self, "rho", float(rho))
-        elif rho.shape != (n,):
-            raise ValueError(
-                f"rho must be one number or one per category (K = {n}), got {self.rho!r}"
-            )
+        if self.mechanism is not None:
+            _cell_noise(self.rho, n, self.convention, self.mechanism)
+            if not isinstance(self.mechanism, NoiseMechanism):
+                object.__setattr__(self, "mechanism", mechanism_tuple(self.mechanism, n))
         else:
-            object.__setattr__(self, "rho", tuple(float(r) for r in rho))
-        noise_variance(rho, self.convention)
+            if self.rho is None:
+                raise ValueError("rho: give rho (with convention) or mechanism")
+            rho = as_positive(self.rho, "rho")
+            if rho.ndim == 0:
+                object.__setattr__(self, "rho", float(rho))
+            elif rho.shape != (n,):
+                raise ValueError(
+                    f"rho must be one number or one per category (K = {n}), got {self.rho!r}"
+                )
+            else:
+                object.__setattr__(self, "rho", tuple(float(r) for r in rho))
+            noise_variance(rho, self.convention)
         if self.released is not None:
             if isinstance(self.released, str) or not hasattr(self.released, "__len__"):
                 raise ValueError(
@@ -809,6 +1151,7 @@ class UnknownAttributeCase:
             "known_counts": self.known_counts,
             "convention": self.convention,
             "released": self.released_indices,
+            "mechanism": self.mechanism,
         }
 
     def model(self, prior_label: str | None = None):
@@ -844,6 +1187,7 @@ class UnknownAttributeCase:
             tail_mass=tail_mass,
             grid_width=grid_width,
             method=method,
+            mechanism=self.mechanism,
         )
 
     def marginal_measures(
