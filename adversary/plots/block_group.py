@@ -102,6 +102,7 @@ def hierarchy_sweep(
     x2_values: Sequence[int],
     rho2_values: Sequence[float] | None = None,
     prior_label: str | None = None,
+    x2_priors: Mapping[str, object] | None = None,
     progress: bool | None = False,
 ) -> xr.Dataset:
     """Measures of a block-group case for each true ``x2`` (and ``ρ2``): Figures 5 and 6.
@@ -109,7 +110,9 @@ def hierarchy_sweep(
     For every true block-group count ``x2`` in ``x2_values`` the truth becomes
     ``(x1, x2, x2 - x1)`` with the case's ``x1`` (the paper adds people with
     the target's characteristics to the other blocks); with ``rho2_values``
-    the block-group ρ is varied too. Each combination's marginal posterior
+    the block-group ρ is varied too, and with ``x2_priors`` (a mapping
+    ``{label: BlockGroupPrior}``, e.g. S4's priors) the adversary's prior of
+    ``X2 | X1``. Each combination's marginal posterior
     (3.3), marginal risk (3.4) and probability of a correct decision (3.6) is
     summed exactly over the releases by
     :meth:`~adversary.scenarios.block_group_case.BlockGroupCase.marginal_measures`,
@@ -118,13 +121,14 @@ def hierarchy_sweep(
     Returns
     -------
     xarray.Dataset
-        Dimensions ``x2`` and, if ``rho2_values`` is given, ``rho2`` (first);
-        the variables of :func:`~adversary.risk.compare.sweep` at the one prior
+        Dimensions ``x2`` and, if given, ``rho2`` and ``x2_prior`` (labelled
+        by the keys of ``x2_priors``), in that order before ``x2``; the
+        variables of :func:`~adversary.risk.compare.sweep` at the one prior
         ``prior_label`` (default: the case's first), and the scalar
         ``correct_decision_probability_without_hierarchy`` (3.6) of the
-        single block, which depends on neither ``x2`` nor ``ρ2``. Attributes:
-        the case's name, prior label, its own ``x2`` and ``ρ2``
-        (``case_x2``, ``case_rho2``) and the prior of ``X2 | X1``.
+        single block, which depends on neither ``x2``, ``ρ2`` nor the prior
+        of ``X2``. Attributes: the case's name, prior label, its own ``x2``
+        and ``ρ2`` (``case_x2``, ``case_rho2``) and its prior of ``X2 | X1``.
     """
     for attribute in ("truth", "rho2", "x2_prior", "marginal_measures"):
         if not hasattr(case, attribute):
@@ -141,9 +145,18 @@ def hierarchy_sweep(
     over = {}
     if rho2_values is not None:
         over["rho2"] = [float(r) for r in np.asarray(rho2_values).reshape(-1)]
+    if x2_priors is not None:
+        if not isinstance(x2_priors, Mapping) or not x2_priors:
+            raise TypeError(
+                "x2_priors must be a non-empty mapping {label: BlockGroupPrior}, "
+                f"got {x2_priors!r}"
+            )
+        over["x2_prior"] = list(x2_priors.values())
     over["truth"] = [(x1, k, k - x1) for k in x2_values]
     swept = sweep(case, over=over, priors=[label], progress=progress).isel(prior=0, drop=True)
     swept = swept.rename({"truth": "x2"}).assign_coords(x2=np.array(x2_values, dtype=np.int64))
+    if x2_priors is not None:
+        swept = swept.assign_coords(x2_prior=[str(k) for k in x2_priors])
     alone = case.marginal_measures(label).details[_ALONE]
     swept[_ALONE] = xr.DataArray(alone, attrs={"long_name": "P[correct decision], x1* alone"})
     swept.attrs = {
@@ -163,8 +176,11 @@ def hierarchy_sweep(
 # --- Figures 5 and 6: the drawings ---------------------------------------------------------
 
 
-def _panels(data, dims: set[str]) -> dict[str, xr.Dataset]:
-    """``{panel title: Dataset}`` from one Dataset or a mapping of them, each checked."""
+def _panels(data, dims: set[str], optional: str | None = None) -> dict[str, xr.Dataset]:
+    """``{panel title: Dataset}`` from one Dataset or a mapping of them, each checked.
+
+    ``optional``: a further dimension a Dataset may have (one line per value).
+    """
     if isinstance(data, xr.Dataset):
         data = {"": data}
     if not isinstance(data, Mapping) or not data:
@@ -173,7 +189,7 @@ def _panels(data, dims: set[str]) -> dict[str, xr.Dataset]:
         if not isinstance(dataset, xr.Dataset) or _CORRECT not in dataset:
             raise TypeError(f"data[{name!r}]: not a Dataset with {_CORRECT!r}")
         have = set(dataset[_CORRECT].dims)
-        if have != dims:
+        if have != dims and have != dims | {optional}:
             raise ValueError(
                 f"data[{name!r}]: {_CORRECT!r} has dims {sorted(have)}, needs {sorted(dims)}"
                 + (" (select one rho2 first)" if dims == {"x2"} and "rho2" in have else "")
@@ -187,8 +203,10 @@ def _without_line(axis, dataset: xr.Dataset) -> None:
         axis.axhline(value, **_WITHOUT_STYLE, label=f"without the block group ({value:.2%})")
 
 
-def _figure(count: int, title: str | None, default: str) -> tuple[Figure, np.ndarray]:
-    figure = Figure(figsize=(max(7.0, 5.2 * count), 4.2), layout="constrained")
+def _figure(
+    count: int, title: str | None, default: str, extra_width: float = 0.0
+) -> tuple[Figure, np.ndarray]:
+    figure = Figure(figsize=(max(7.0, 5.2 * count) + extra_width, 4.2), layout="constrained")
     axes = np.atleast_1d(figure.subplots(1, count, squeeze=False)[0])
     figure.suptitle(title if title is not None else default)
     return figure, axes
@@ -197,7 +215,8 @@ def _figure(count: int, title: str | None, default: str) -> tuple[Figure, np.nda
 def correct_decision_by_x2_figure(data, *, title: str | None = None) -> Figure:
     """Figure 5: P[correct decision] (3.6) against the true block-group count ``x2``.
 
-    ``data`` is a :func:`hierarchy_sweep` Dataset over ``x2`` (one ``ρ2``), or
+    ``data`` is a :func:`hierarchy_sweep` Dataset over ``x2`` (one ``ρ2``;
+    with an ``x2_prior`` dimension, one line per prior of ``X2 | X1``), or
     a mapping ``{panel title: Dataset}`` to draw several side by side with
     their own y axes (e.g. the model's posterior and another way of deciding,
     such as the paper's sampler). Each panel: the probability with the block
@@ -206,15 +225,24 @@ def correct_decision_by_x2_figure(data, *, title: str | None = None) -> Figure:
     Kazan & Reiter's Figure 5 shows these from Monte Carlo estimates at
     ``x2 = 1, …, 25``.
     """
-    panels = _panels(data, {"x2"})
+    panels = _panels(data, {"x2"}, optional="x2_prior")
     first = next(iter(panels.values()))
     default = f"{first.attrs.get('case', '')}: P[correct decision] against the true x2"
     figure, axes = _figure(len(panels), title, default)
     for axis, (name, dataset) in zip(axes, panels.items(), strict=True):
         curve = dataset[_CORRECT]
-        axis.plot(
-            curve["x2"].values, curve.values, marker="o", markersize=4, label="with the block group"
-        )
+        if "x2_prior" in curve.dims:
+            for prior in curve["x2_prior"].values:
+                line = curve.sel(x2_prior=prior)
+                axis.plot(line["x2"].values, line.values, marker="o", markersize=3, label=prior)
+        else:
+            axis.plot(
+                curve["x2"].values,
+                curve.values,
+                marker="o",
+                markersize=4,
+                label="with the block group",
+            )
         _without_line(axis, dataset)
         case_x2 = dataset.attrs.get("case_x2")
         if case_x2 is not None:
@@ -238,7 +266,7 @@ def correct_decision_by_rho2_figure(data, *, title: str | None = None) -> Figure
     panels = _panels(data, {"x2", "rho2"})
     first = next(iter(panels.values()))
     default = f"{first.attrs.get('case', '')}: P[correct decision] against ρ2"
-    figure, axes = _figure(len(panels), title, default)
+    figure, axes = _figure(len(panels), title, default, extra_width=1.8)
     for axis, (name, dataset) in zip(axes, panels.items(), strict=True):
         curves = dataset[_CORRECT].transpose("x2", "rho2")
         for x2 in curves["x2"].values:
@@ -251,5 +279,6 @@ def correct_decision_by_rho2_figure(data, *, title: str | None = None) -> Figure
         axis.set(xscale="log", xlabel="block-group ρ2", ylabel="P[correct decision] (3.6)")
         if name:
             axis.set_title(name, fontsize="medium")
-        axis.legend(fontsize="small")
+    handles, labels = axes[0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="outside right center", fontsize="small")
     return figure

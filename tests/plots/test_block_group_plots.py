@@ -13,6 +13,7 @@ from matplotlib.figure import Figure
 
 from adversary.model_files import load_case
 from adversary.plots import block_group as plots
+from adversary.scenarios.block_group_prior import bounded_uniform, improper_uniform, point_mass
 
 TAIL = 1e-6
 
@@ -143,3 +144,24 @@ def test_figure4_whole_grid_and_errors(case):
         plots.decision_figure(decisions, mass=1.5)
     with pytest.raises(TypeError, match="decision_map"):
         plots.decision_figure(decisions.drop_vars("release_probability"))
+
+
+def test_hierarchy_sweep_over_priors_of_x2_one_line_each(case, tmp_path):
+    priors = {"uniform": improper_uniform(), "up to 10": bounded_uniform(10), "at 1": point_mass(1)}
+    data = plots.hierarchy_sweep(case, [1, 2, 3], x2_priors=priors)
+    assert data["correct_decision_probability"].dims == ("x2_prior", "x2")
+    assert list(data["x2_prior"].values) == list(priors)
+    at_one = dataclasses.replace(case, x2_prior=point_mass(1)).marginal_measures()
+    assert float(data["correct_decision_probability"].sel(x2_prior="at 1", x2=1)) == pytest.approx(
+        at_one.correct_decision_probability, abs=1e-12
+    )
+    figure = plots.correct_decision_by_x2_figure(data)
+    labels = [line.get_label() for line in figure.axes[0].lines]
+    assert labels[:3] == list(priors)
+    np.testing.assert_allclose(
+        figure.axes[0].lines[1].get_ydata(),
+        data["correct_decision_probability"].sel(x2_prior="up to 10"),
+    )
+    _saves(figure, tmp_path, "figure5_priors")
+    with pytest.raises(TypeError, match="x2_priors"):
+        plots.hierarchy_sweep(case, [1], x2_priors={})
