@@ -19,6 +19,18 @@ paper's (3.7) (parameter ``ρ1/d``); ``"exact"`` uses the exact pmf of the sum
 :func:`posterior` enumerates it on a window of ``k2`` whose omitted mass is
 bounded (the conditional of ``k2`` is log-concave, so a tail beyond a
 decreasing edge is at most a geometric series).
+
+**Other noise.** Every function takes ``mechanism=`` instead of ``rho1``,
+``rho2`` (pass ``None``) and ``convention``: a pair ``(block, block group)``
+of :class:`~adversary.noise.mechanisms.NoiseMechanism` (one mechanism: both).
+``Zy`` is then the sum of d copies of the block's noise, tabulated exactly
+(:meth:`~adversary.noise.mechanisms.NoiseMechanism.sum_table`: the whole
+support for bounded noise). The approximation (3.7) belongs to the discrete
+Gaussian: ``sum_noise="approximate"`` (the default for ρ and for discrete
+Gaussian mechanisms) is refused for other noise, whose default is ``"exact"``.
+Two discrete Gaussians give the same numbers as the ρ that produce their σ².
+With a tabulated ``Zy`` the ``k2`` window is exact: ``y1* - (k2 - k1)`` must lie
+on the table (and ``x2* - k2`` on a bounded group noise's support).
 """
 
 from __future__ import annotations
@@ -31,11 +43,14 @@ import xarray as xr
 
 from .._validation import as_counts, as_integers, as_probability
 from ..distributions import BernoulliCount, DiscreteGaussian
+from ..distributions.noise_release import NoiseRelease
 from ..distributions.tabulated_noise import TabulatedNoise
 from ..noise import discrete_gaussian, noise_variance
 from ..noise.finite_pmf import FinitePmf
+from ..noise.mechanisms import DiscreteGaussianNoise, NoiseMechanism
 from ..noise.sums import sum_of_discrete_gaussians
 from ..risk.releases import DEFAULT_TAIL_MASS
+from ._mechanism import as_mechanism
 from .block_group_prior import BlockGroupPrior, improper_uniform
 
 __all__ = [
@@ -51,17 +66,39 @@ SUM_NOISE_CHOICES = ("approximate", "exact")
 
 @dataclass(frozen=True)
 class BlockGroupNoise:
-    """Noise laws of the three releases: ``x1*`` and ``x2*`` discrete Gaussian, ``y1*`` either."""
+    """Noise laws of the three releases: ``x1*`` (block), ``x2*`` (block group), ``y1*`` (sum).
 
-    sigma2_block: float
-    sigma2_group: float
+    ``block`` and ``group`` are mechanisms (discrete Gaussians for ρ);
+    ``sum_noise`` is the exact table of the sum of d block noises, or the σ²
+    of the discrete Gaussian approximation (3.7).
+    """
+
+    block: NoiseMechanism
+    group: NoiseMechanism
     sum_noise: FinitePmf | float  # exact table, or σ² of the DG approximation (3.7)
 
+    @property
+    def gaussian(self) -> bool:
+        """True when both releases are discrete Gaussian (the closed-form path)."""
+        return isinstance(self.block, DiscreteGaussianNoise) and isinstance(
+            self.group, DiscreteGaussianNoise
+        )
+
+    @property
+    def sigma2_block(self) -> float:
+        """σ² of the block's discrete Gaussian (else the noise variance: a scale for windows)."""
+        return _scale(self.block)
+
+    @property
+    def sigma2_group(self) -> float:
+        """σ² of the block group's discrete Gaussian (else the noise variance)."""
+        return _scale(self.group)
+
     def logpmf_block(self, z) -> np.ndarray:
-        return discrete_gaussian.logpmf(z, self.sigma2_block)
+        return self.block.logpmf(z)
 
     def logpmf_group(self, z) -> np.ndarray:
-        return discrete_gaussian.logpmf(z, self.sigma2_group)
+        return self.group.logpmf(z)
 
     def logpmf_others(self, z) -> np.ndarray:
         """log-pmf of ``Zy``, the summed noise of the d other blocks."""
@@ -76,23 +113,76 @@ class BlockGroupNoise:
         return self.sum_noise
 
 
+def _scale(mechanism: NoiseMechanism) -> float:
+    if isinstance(mechanism, DiscreteGaussianNoise):
+        return mechanism.sigma2
+    return mechanism.variance
+
+
+def _mechanism_pair(mechanism) -> tuple[NoiseMechanism, NoiseMechanism]:
+    """``(block, group)`` from one mechanism (both releases) or a pair."""
+    if isinstance(mechanism, NoiseMechanism):
+        return mechanism, mechanism
+    if isinstance(mechanism, str) or not isinstance(mechanism, tuple | list) or len(mechanism) != 2:
+        raise ValueError(
+            "mechanism must be one NoiseMechanism (for both releases) or a pair (block, block "
+            f"group), got {mechanism!r}"
+        )
+    return as_mechanism(mechanism[0]), as_mechanism(mechanism[1])
+
+
+def resolved_sum_noise(sum_noise, mechanism) -> str:
+    """``sum_noise`` or its default: ``"approximate"`` for discrete Gaussians, else ``"exact"``."""
+    gaussian = mechanism is None or all(
+        isinstance(m, DiscreteGaussianNoise) for m in _mechanism_pair(mechanism)
+    )
+    if sum_noise is None:
+        return "approximate" if gaussian else "exact"
+    if sum_noise not in SUM_NOISE_CHOICES:
+        raise ValueError(f"sum_noise must be one of {SUM_NOISE_CHOICES}, got {sum_noise!r}")
+    if sum_noise == "approximate" and not gaussian:
+        raise ValueError(
+            "sum_noise: the approximation (3.7) replaces a sum of discrete Gaussians by one; "
+            "other noise needs sum_noise='exact' (the default for it)"
+        )
+    return sum_noise
+
+
 def noise_model(
-    rho1, rho2, d, convention="paper", sum_noise="approximate", tail_mass=DEFAULT_TAIL_MASS
+    rho1,
+    rho2,
+    d,
+    convention="paper",
+    sum_noise=None,
+    tail_mass=DEFAULT_TAIL_MASS,
+    *,
+    mechanism=None,
 ) -> BlockGroupNoise:
-    """The noise laws for block ρ1, block-group ρ2 and d other blocks in the group."""
+    """The noise laws for block ρ1, block-group ρ2 and d other blocks in the group.
+
+    ``mechanism`` (one, or a pair ``(block, block group)``) replaces ``rho1``,
+    ``rho2`` (then ``None``) and ``convention``. ``sum_noise`` defaults to
+    ``"approximate"`` (3.7) for discrete Gaussians and ``"exact"`` otherwise.
+    """
     d = int(as_counts(d, "d"))
     if d < 1:
         raise ValueError(f"d must be >= 1 (the number of other blocks in the group), got {d}")
-    if sum_noise not in SUM_NOISE_CHOICES:
-        raise ValueError(f"sum_noise must be one of {SUM_NOISE_CHOICES}, got {sum_noise!r}")
-    sigma2_block = float(noise_variance(rho1, convention).item())
-    sigma2_group = float(noise_variance(rho2, convention).item())
-    others = (
-        sum_of_discrete_gaussians(d, sigma2_block, tail_mass)
-        if sum_noise == "exact"
-        else d * sigma2_block
-    )
-    return BlockGroupNoise(sigma2_block, sigma2_group, others)
+    sum_noise = resolved_sum_noise(sum_noise, mechanism)
+    if mechanism is None:
+        if rho1 is None or rho2 is None:
+            raise ValueError("rho1: give rho1 and rho2 (with convention) or mechanism")
+        sigma2_block = float(noise_variance(rho1, convention).item())
+        sigma2_group = float(noise_variance(rho2, convention).item())
+        block, group = DiscreteGaussianNoise(sigma2_block), DiscreteGaussianNoise(sigma2_group)
+    else:
+        if rho1 is not None or rho2 is not None:
+            raise ValueError("rho1: give rho1 and rho2 or mechanism, not both (got both)")
+        block, group = _mechanism_pair(mechanism)
+    if sum_noise == "approximate":
+        return BlockGroupNoise(block, group, d * block.sigma2)
+    if isinstance(block, DiscreteGaussianNoise):
+        return BlockGroupNoise(block, group, sum_of_discrete_gaussians(d, block.sigma2, tail_mass))
+    return BlockGroupNoise(block, group, block.sum_table(d, 0.0 if block.bounded else tail_mass))
 
 
 def _validated_releases(x1_release, x2_release, y1_release) -> tuple[int, int, int]:
@@ -136,6 +226,26 @@ def _initial_window(releases, noise, x2_prior, known, tail_mass):
     )
 
 
+def exact_k2_window(x2_releases, y1_releases, noise: BlockGroupNoise, x2_prior, known: int):
+    """``(lo, hi)`` outside which ``k2`` has probability 0 for every release given, or None.
+
+    With a tabulated ``Zy`` (and any ``X1 ∈ {m, m+1}``), ``y1* - (k2 - k1)`` must
+    lie on the table; with bounded group noise ``x2* - k2`` must lie on its
+    support; a proper prior bounds ``k2`` by its largest value. None when
+    nothing bounds ``k2`` (discrete Gaussian noise with the improper prior).
+    """
+    his = []
+    if isinstance(noise.sum_noise, FinitePmf):
+        his.append(int(np.max(y1_releases)) + known + 1 - noise.sum_noise.start)
+    if noise.group.bounded:
+        his.append(int(np.max(x2_releases)) - noise.group.support[0])
+    if x2_prior.kind != "improper_uniform":
+        his.append(max(x2_prior.upper, known + 1))
+    if not his:
+        return None
+    return known, max(known + 1, min(his))
+
+
 def _tail_beyond(edge: np.ndarray, inner: np.ndarray) -> float:
     """Bound on the mass past ``edge`` of a log-concave sequence decreasing towards ``edge``."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -151,20 +261,23 @@ def posterior(
     y1_release,
     *,
     prior,
-    rho1,
-    rho2,
+    rho1=None,
+    rho2=None,
     d,
     x2_prior: BlockGroupPrior | None = None,
     known_count=0,
     convention="paper",
-    sum_noise="approximate",
+    sum_noise=None,
     tail_mass=DEFAULT_TAIL_MASS,
+    mechanism=None,
 ) -> xr.DataArray:
     """Exact joint posterior of ``(X1, X2)`` given one set of releases, (S3.4).
 
     Returns a DataArray with dims ``("X1", "X2")``, coordinates the counts,
     summing to 1; ``attrs["omitted_mass"]`` bounds the posterior mass of
-    ``X2`` outside the window (at most ``tail_mass``).
+    ``X2`` outside the window (at most ``tail_mass``; 0 with ``mechanism``
+    noise, whose tabulated ``Zy`` makes the window exact). With bounded noise
+    a release can settle ``X1`` (posterior 0 or 1).
     """
     releases = tuple(
         int(as_integers(value, name))
@@ -179,10 +292,15 @@ def posterior(
     x2_prior = improper_uniform() if x2_prior is None else x2_prior
     if not isinstance(x2_prior, BlockGroupPrior):
         raise TypeError(f"x2_prior must be a BlockGroupPrior, got {x2_prior!r}")
-    noise = noise_model(rho1, rho2, d, convention, sum_noise, tail_mass)
+    sum_noise = resolved_sum_noise(sum_noise, mechanism)
+    noise = noise_model(rho1, rho2, d, convention, sum_noise, tail_mass, mechanism=mechanism)
     k1 = np.array([known, known + 1])[:, None]
-    lo, hi = _initial_window(releases, noise, x2_prior, known, tail_mass)
-    bounded = x2_prior.kind != "improper_uniform"
+    window = None if noise.gaussian else exact_k2_window(*releases[1:], noise, x2_prior, known)
+    if window is not None:
+        lo, hi = window
+    else:
+        lo, hi = _initial_window(releases, noise, x2_prior, known, tail_mass)
+    bounded = window is not None or x2_prior.kind != "improper_uniform"
     while True:
         k2 = np.arange(lo, hi + 1)[None, :]
         log_joint = _log_joint(k1, k2, releases, noise, prior, x2_prior, known)
@@ -226,32 +344,41 @@ def model(
     y1_release,
     *,
     prior,
-    rho1,
-    rho2,
+    rho1=None,
+    rho2=None,
     d,
     x2_prior: BlockGroupPrior | None = None,
     known_count=0,
     convention="paper",
-    sum_noise="approximate",
+    sum_noise=None,
     tail_mass=DEFAULT_TAIL_MASS,
+    mechanism=None,
 ) -> pm.Model:
     """The block-group attack as a PyMC model: latents ``X1``, ``X2``; releases observed.
 
     The same joint as :func:`posterior` (S3.4): ``X1 ~ BernoulliCount(m, p)``,
     ``X2 | X1`` from ``x2_prior`` (with ``X2 ≥ X1``), ``x1* ~ DG(X1, σ1²)``,
     ``x2* ~ DG(X2, σ2²)``, and ``y1* = X2 - X1 + Zy`` with ``Zy`` from (3.7)
-    or the exact sum (a tabulated noise).
+    or the exact sum (a tabulated noise). With ``mechanism`` (not discrete
+    Gaussian) ``x1*`` and ``x2*`` are :func:`~adversary.distributions.NoiseRelease`
+    variables and ``Zy`` the tabulated sum.
     """
     releases = _validated_releases(x1_release, x2_release, y1_release)
     prior = float(as_probability(prior, "prior"))
     known = int(as_counts(known_count, "known_count"))
     x2_prior = _validated_x2_prior(x2_prior)
-    noise = noise_model(rho1, rho2, d, convention, sum_noise, tail_mass)
+    noise = noise_model(rho1, rho2, d, convention, sum_noise, tail_mass, mechanism=mechanism)
     with pm.Model() as attack:
         x1 = BernoulliCount("X1", known=known, p=prior)
         x2 = x2_prior.pymc_variable("X2", x1, known)
-        DiscreteGaussian("x1_release", mu=x1, sigma2=noise.sigma2_block, observed=releases[0])
-        DiscreteGaussian("x2_release", mu=x2, sigma2=noise.sigma2_group, observed=releases[1])
+        for name, mu, mech, value in (
+            ("x1_release", x1, noise.block, releases[0]),
+            ("x2_release", x2, noise.group, releases[1]),
+        ):
+            if isinstance(mech, DiscreteGaussianNoise):
+                DiscreteGaussian(name, mu=mu, sigma2=mech.sigma2, observed=value)
+            else:
+                NoiseRelease(name, mu=mu, mechanism=mech, observed=value)
         if isinstance(noise.sum_noise, FinitePmf):
             TabulatedNoise("y1_release", mu=x2 - x1, table=noise.sum_noise, observed=releases[2])
         else:

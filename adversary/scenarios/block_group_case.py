@@ -13,9 +13,18 @@ import pymc as pm
 import xarray as xr
 
 from .._validation import as_counts, as_probability
+from ..noise.mechanisms import NoiseMechanism
 from ..risk.measures import MarginalMeasures
 from ..risk.releases import DEFAULT_TAIL_MASS
-from .block_group import _validated_releases, _validated_x2_prior, model, noise_model, posterior
+from .block_group import (
+    _mechanism_pair,
+    _validated_releases,
+    _validated_x2_prior,
+    model,
+    noise_model,
+    posterior,
+    resolved_sum_noise,
+)
 from .block_group_prior import BlockGroupPrior, improper_uniform
 from .block_group_releases import decision_map
 from .single_block import _prior_label
@@ -29,27 +38,42 @@ class BlockGroupCase:
 
     ``releases`` are ``(x1*, x2*, y1*)``; ``truth`` the data holder's
     ``(x1, x2, y1)``; ``priors`` maps a label to ``P[X1 = m + 1]``; ``x2_prior``
-    is the prior of ``X2 | X1``.
+    is the prior of ``X2 | X1``. ``mechanism``, if given, is the noise instead
+    of ``rho1``, ``rho2`` (then ``None``) and ``convention``: one mechanism for
+    both releases or a pair ``(block, block group)`` (stored as a pair).
+    ``sum_noise`` defaults to ``"approximate"`` (3.7) for discrete Gaussians and
+    ``"exact"`` for other noise.
     """
 
     name: str
     releases: tuple[int, int, int]
     truth: tuple[int, int, int]
     priors: dict[str, float]
-    rho1: float
-    rho2: float
+    rho1: float | None
+    rho2: float | None
     d: int
     x2_prior: BlockGroupPrior = field(default_factory=improper_uniform)
     known_count: int = 0
     convention: str = "paper"
-    sum_noise: str = "approximate"
+    sum_noise: str | None = None
     description: str = ""
+    mechanism: tuple[NoiseMechanism, NoiseMechanism] | None = None
 
     def __post_init__(self):
         _validated_releases(*self.releases)
         as_counts(list(self.truth), "truth")
         as_probability(list(self.priors.values()), "priors")
-        noise_model(self.rho1, self.rho2, self.d, self.convention, self.sum_noise)
+        if self.mechanism is not None:
+            object.__setattr__(self, "mechanism", _mechanism_pair(self.mechanism))
+        object.__setattr__(self, "sum_noise", resolved_sum_noise(self.sum_noise, self.mechanism))
+        noise_model(
+            self.rho1,
+            self.rho2,
+            self.d,
+            self.convention,
+            self.sum_noise,
+            mechanism=self.mechanism,
+        )
         _validated_x2_prior(self.x2_prior)
 
     def _arguments(self, prior_label: str | None) -> dict:
@@ -63,6 +87,7 @@ class BlockGroupCase:
             "known_count": self.known_count,
             "convention": self.convention,
             "sum_noise": self.sum_noise,
+            "mechanism": self.mechanism,
         }
 
     def model(self, prior_label: str | None = None) -> pm.Model:

@@ -22,9 +22,18 @@ grid leaves out at most ``tail_mass`` of release probability (for the exact
 sum noise, its table's omitted mass is added). The ``k2`` window is grown
 until, at every release, the log-concave tail beyond it is below
 ``tail_mass`` relative to ``S`` (as in :func:`.block_group.posterior`).
+
+**Other noise** (``mechanism``, see :mod:`.block_group`): each release's noise
+is its mechanism's table (the whole support for bounded noise), the single
+block's log odds are ``logpmf(x1* - m - 1) - logpmf(x1* - m)`` (``±inf`` where
+bounded noise settles ``X1``), the ``k2`` window is exact (the tabulated sum
+``Zy`` bounds it), and ``omitted_mass`` is the release probability the tables
+actually leave out (0 for bounded noise, up to the FFT rounding of a long sum).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import xarray as xr
@@ -34,7 +43,14 @@ from .._validation import as_counts, as_probability
 from ..noise import discrete_gaussian
 from ..noise.finite_pmf import FinitePmf
 from ..risk.releases import DEFAULT_TAIL_MASS
-from .block_group import BlockGroupNoise, _validated_x2_prior, noise_model
+from ._mechanism import log_ratio
+from .block_group import (
+    BlockGroupNoise,
+    _validated_x2_prior,
+    exact_k2_window,
+    noise_model,
+    resolved_sum_noise,
+)
 from .block_group_prior import BlockGroupPrior
 
 __all__ = ["TIE_TOLERANCE", "decision_map", "release_grid"]
@@ -46,16 +62,32 @@ __all__ = ["TIE_TOLERANCE", "decision_map", "release_grid"]
 TIE_TOLERANCE = 1e-9
 
 
+def _cutoff(mechanism, share: float) -> int:
+    """The noise cut-off: the whole support of bounded noise (outside the DG path)."""
+    if mechanism.bounded:
+        return mechanism.cutoff(0.0)
+    return int(mechanism.cutoff(share))
+
+
 def _reach(noise: BlockGroupNoise, tail_mass: float) -> tuple[int, int, range]:
     """Cut-offs ``K1``, ``K2`` and the ``y1*`` noise range, each leaving ``tail_mass / 3``."""
     share = tail_mass / 3.0
-    k1 = int(discrete_gaussian.cutoff(noise.sigma2_block, share))
-    k2 = int(discrete_gaussian.cutoff(noise.sigma2_group, share))
+    if noise.gaussian:
+        k1 = int(discrete_gaussian.cutoff(noise.sigma2_block, share))
+        k2 = int(discrete_gaussian.cutoff(noise.sigma2_group, share))
+    else:
+        k1, k2 = _cutoff(noise.block, share), _cutoff(noise.group, share)
     if isinstance(noise.sum_noise, FinitePmf):
         table = noise.sum_noise
-        mass = np.cumsum(table.probabilities)
-        low = int(np.searchsorted(mass, share / 2.0))
-        high = int(np.searchsorted(mass, 1.0 - share / 2.0))
+        if not noise.gaussian and noise.block.bounded:
+            return k1, k2, range(table.start, table.start + table.probabilities.size)
+        # Each tail summed from its own end: a cumulative sum from the bottom cannot resolve
+        # 1 - share/2 (its rounding is as large as share), and a table convolved by FFT can
+        # end in zeros.
+        probabilities = table.probabilities
+        low = int(np.searchsorted(np.cumsum(probabilities), share / 2.0))
+        above = int(np.searchsorted(np.cumsum(probabilities[::-1]), share / 2.0))
+        high = probabilities.size - 1 - above
         return k1, k2, range(table.start + low, table.start + high + 1)
     ky = int(discrete_gaussian.cutoff(noise.sum_noise, share))
     return k1, k2, range(-ky, ky + 1)
@@ -70,10 +102,34 @@ def release_grid(truth, noise: BlockGroupNoise, tail_mass: float = DEFAULT_TAIL_
         "x1_release": x1 + z1,
         "x2_release": x2 + z2,
         "y1_release": y1 + zy,
-        "x1_probability": discrete_gaussian.pmf(z1, noise.sigma2_block),
-        "x2_probability": discrete_gaussian.pmf(z2, noise.sigma2_group),
+        "x1_probability": noise.block.pmf(z1),
+        "x2_probability": noise.group.pmf(z2),
         "y1_probability": np.exp(noise.logpmf_others(zy)),
     }
+
+
+def _omitted_mass(noise: BlockGroupNoise, grid: dict, truth, tail_mass: float) -> float:
+    """Release probability the grid leaves out (a rigorous bound).
+
+    Discrete Gaussians: ``tail_mass`` (each cut-off leaves at most a third)
+    plus the exact sum table's omitted mass. Other noise: the mechanisms' own
+    bounds outside ``K1``, ``K2``, the sum table's mass off the ``y1*`` range
+    and its omitted mass (each 0 for bounded noise).
+    """
+    table = noise.sum_noise if isinstance(noise.sum_noise, FinitePmf) else None
+    if noise.gaussian:
+        return tail_mass + (table.omitted_mass if table is not None else 0.0)
+    x1, x2, y1 = truth
+    reach1 = int(grid["x1_release"][-1] - x1)
+    reach2 = int(grid["x2_release"][-1] - x2)
+    first, last = (int(grid["y1_release"][i] - y1 - table.start) for i in (0, -1))
+    off_range = math.fsum(table.probabilities[:first]) + math.fsum(table.probabilities[last + 1 :])
+    return (
+        noise.block.outside_mass(reach1)
+        + noise.group.outside_mass(reach2)
+        + off_range
+        + table.omitted_mass
+    )
 
 
 def _log_sum_over_x2(k1, x2_releases, y1_releases, noise, x2_prior, k2_window):
@@ -99,6 +155,9 @@ def _log_sum_over_x2(k1, x2_releases, y1_releases, noise, x2_prior, k2_window):
 
 def _k2_windows(grid, noise, x2_prior, known, tail_mass):
     """``k2`` range for the sums ``S``, grown until every tail beyond it is negligible."""
+    if not noise.gaussian:  # a tabulated Zy: the window is exact
+        lo, hi = exact_k2_window(grid["x2_release"], grid["y1_release"], noise, x2_prior, known)
+        return lo, hi, False
     if x2_prior.kind != "improper_uniform":
         return known, max(x2_prior.upper, known + 1), False
     precision = 1 / noise.sigma2_group + 1 / noise.sigma2_others
@@ -114,14 +173,15 @@ def decision_map(
     truth,
     *,
     prior,
-    rho1,
-    rho2,
+    rho1=None,
+    rho2=None,
     d,
     x2_prior: BlockGroupPrior | None = None,
     known_count=0,
     convention="paper",
-    sum_noise="approximate",
+    sum_noise=None,
     tail_mass=DEFAULT_TAIL_MASS,
+    mechanism=None,
 ) -> xr.Dataset:
     """Every release's probability, the adversary's posterior and decisions (Figure 4).
 
@@ -139,7 +199,8 @@ def decision_map(
     prior = float(as_probability(prior, "prior"))
     known = int(as_counts(known_count, "known_count"))
     x2_prior = _validated_x2_prior(x2_prior)
-    noise = noise_model(rho1, rho2, d, convention, sum_noise, tail_mass)
+    sum_noise = resolved_sum_noise(sum_noise, mechanism)
+    noise = noise_model(rho1, rho2, d, convention, sum_noise, tail_mass, mechanism=mechanism)
     grid = release_grid((x1, x2, y1), noise, tail_mass)
 
     lo, hi, grow = _k2_windows(grid, noise, x2_prior, known, tail_mass)
@@ -160,21 +221,30 @@ def decision_map(
         hi += hi - lo + 1
 
     x1r = grid["x1_release"][:, None, None]
-    single_block_log_odds = special.logit(prior) + (
-        discrete_gaussian.logpmf(x1r - known - 1, noise.sigma2_block)
-        - discrete_gaussian.logpmf(x1r - known, noise.sigma2_block)
-    )
+    if noise.gaussian:
+        single_block_log_odds = special.logit(prior) + (
+            discrete_gaussian.logpmf(x1r - known - 1, noise.sigma2_block)
+            - discrete_gaussian.logpmf(x1r - known, noise.sigma2_block)
+        )
+    else:
+        single_block_log_odds = special.logit(prior) + log_ratio(
+            noise.block.logpmf(x1r - known - 1), noise.block.logpmf(x1r - known)
+        )
     with np.errstate(invalid="ignore"):
         log_odds = single_block_log_odds + (log_s[1] - log_s[0])[None, :, :]
-    if np.any(np.isnan(log_odds)):
-        raise ValueError(
-            "x2_prior: some releases on the grid are impossible under both values of X1"
-        )
     weights = (
         grid["x1_probability"][:, None, None]
         * grid["x2_probability"][None, :, None]
         * grid["y1_probability"][None, None, :]
     )
+    # Releases of probability 0 (holes in a table, or its FFT-rounded zeros) may be
+    # impossible under both values of X1; they carry no weight (posterior set to 1/2).
+    log_odds = np.where(np.isnan(log_odds) & (weights == 0), 0.0, log_odds)
+    single_block_log_odds = np.where(np.isnan(single_block_log_odds), 0.0, single_block_log_odds)
+    if np.any(np.isnan(log_odds)):
+        raise ValueError(
+            "x2_prior: some releases on the grid are impossible under both values of X1"
+        )
     posterior = special.expit(log_odds)
     decision = known + (log_odds >= -TIE_TOLERANCE).astype(np.int64)
     alone = known + (single_block_log_odds >= -TIE_TOLERANCE).astype(np.int64)
@@ -183,9 +253,7 @@ def decision_map(
     posterior_of_truth = posterior if has_c else special.expit(-log_odds)
     prior_of_truth = prior if has_c else 1.0 - prior
     right, right_alone = decision == x1, alone == x1
-    omitted = tail_mass + (
-        noise.sum_noise.omitted_mass if isinstance(noise.sum_noise, FinitePmf) else 0.0
-    )
+    omitted = _omitted_mass(noise, grid, (x1, x2, y1), tail_mass)
     marginal_posterior = float(np.sum(weights * posterior_of_truth))
     dims = ("x1_release", "x2_release", "y1_release")
     return xr.Dataset(
