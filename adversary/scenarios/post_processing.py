@@ -69,6 +69,17 @@ exceeds (3.4) at every ρ1). Nor does the risk rise with x̃2 at every ρ1: at
 shifted by ``(x̃2 - x2)/(d + 1)`` and a shift near a half-integer makes the
 rounding hide an almost noiseless count. At the ρ1 of Figure 6 and below, it
 rises toward the bound as S6 says.
+
+**Other noise.** Every function takes ``mechanism=`` (one
+:class:`~adversary.noise.mechanisms.NoiseMechanism`, the noise of every
+block's count) instead of ``rho`` (pass ``None``) and ``convention``. ``W`` is
+then the exact sum of d copies
+(:meth:`~adversary.noise.mechanisms.NoiseMechanism.sum_table`): the
+approximation (3.7) is the discrete Gaussian's, so ``exact_sum`` defaults to
+false for discrete Gaussians (ρ or mechanism, the same numbers) and to true
+for other noise, and false is refused for it. Bounded noise is tabulated in
+full (``omitted_mass`` 0, up to the rounding of a long FFT sum). The curves
+over ρ (:func:`marginal_by_rho`) are the discrete Gaussian's.
 """
 
 from __future__ import annotations
@@ -82,10 +93,12 @@ from scipy import special
 from .._validation import as_counts, as_integers, as_positive, as_probability
 from ..noise import discrete_gaussian, noise_variance
 from ..noise.finite_pmf import FinitePmf
+from ..noise.mechanisms import NoiseMechanism
 from ..noise.sums import sum_of_discrete_gaussians
 from ..risk.measures import MarginalMeasures
 from ..risk.releases import DEFAULT_TAIL_MASS
 from . import single_block
+from ._mechanism import resolve
 
 __all__ = [
     "PostProcessedMarginals",
@@ -156,8 +169,31 @@ def post_process(x1_star, y1_star, x2_tilde, d) -> np.ndarray:
     return _rounded_share(d * x1_star - y1_star + x2_tilde, d, x2_tilde)
 
 
+def _noise(rho, convention, mechanism, exact_sum):
+    """``(σ² | None, mechanism | None, exact_sum)`` with ``exact_sum``'s default per noise."""
+    sigma2, mech = resolve(rho, convention, mechanism)
+    return sigma2, mech, _exact_sum(exact_sum, mech)
+
+
+def _exact_sum(exact_sum, mechanism) -> bool:
+    """``exact_sum`` or its default: false for the discrete Gaussian, true for other noise."""
+    if exact_sum is None:
+        return mechanism is not None
+    if not exact_sum and mechanism is not None:
+        raise ValueError(
+            "exact_sum: the approximation (3.7) replaces a sum of discrete Gaussians by one; "
+            f"{mechanism.label} needs exact_sum=True (the default for it)"
+        )
+    return bool(exact_sum)
+
+
 def combined_noise(
-    d, sigma2, exact_sum: bool = False, tail_mass: float = DEFAULT_TAIL_MASS
+    d,
+    sigma2=None,
+    exact_sum: bool | None = None,
+    tail_mass: float = DEFAULT_TAIL_MASS,
+    *,
+    mechanism=None,
 ) -> FinitePmf:
     """The pmf of ``V = d Z1 - W``, the noise of ``d x1* - y1*`` (see the module docstring).
 
@@ -167,10 +203,20 @@ def combined_noise(
     ``Z1`` and ``W`` is cut where it leaves out at most ``tail_mass / 2``;
     ``omitted_mass`` of the result bounds the probability ``V``'s table misses.
     Computed by one direct convolution (sums of positive products: every
-    entry has a relative error of a few ulp).
+    entry has a relative error of a few ulp). ``mechanism`` instead of
+    ``sigma2``: ``Z1`` from it and ``W`` the exact sum of d copies (bounded
+    noise in full).
     """
     d = _scalar_count(d, "d", minimum=1)
-    z, w = _noise_tables(d, sigma2, exact_sum, tail_mass)
+    if mechanism is not None:
+        if sigma2 is not None:
+            raise ValueError("sigma2: give sigma2 or mechanism, not both (got both)")
+        sigma2, mechanism = resolve(None, "paper", mechanism)
+    exact_sum = _exact_sum(exact_sum, mechanism)
+    if mechanism is not None:
+        z, w = _mechanism_tables(d, mechanism, tail_mass)
+    else:
+        z, w = _noise_tables(d, sigma2, exact_sum, tail_mass)
     reach = -z.start
     # d·Z1 on the grid -d·reach .. d·reach, zero between multiples of d.
     stretched = np.zeros(2 * d * reach + 1)
@@ -195,6 +241,12 @@ def _noise_tables(d: int, sigma2, exact_sum: bool, tail_mass) -> tuple[FinitePmf
     z = _dg_table(sigma2, half)
     w = sum_of_discrete_gaussians(d, sigma2, half) if exact_sum else _dg_table(d * sigma2, half)
     return z, w
+
+
+def _mechanism_tables(d: int, mechanism: NoiseMechanism, tail_mass) -> tuple[FinitePmf, FinitePmf]:
+    """Tables of ``Z1`` and of ``W``, the exact sum of d copies (bounded noise in full)."""
+    half = 0.0 if mechanism.bounded else float(as_probability(tail_mass, "tail_mass")) / 2.0
+    return mechanism.table(half), mechanism.sum_table(d, half)
 
 
 def _dg_table(sigma2: float, tail_mass: float) -> FinitePmf:
@@ -257,15 +309,16 @@ def _rows_from_noise(noise: FinitePmf, d, x2, x2_tilde, known) -> np.ndarray:
 
 
 def release_table(
-    rho,
+    rho=None,
     *,
     d,
     x2,
     x2_tilde,
     known_count=0,
     convention="paper",
-    exact_sum: bool = False,
+    exact_sum: bool | None = None,
     tail_mass: float = DEFAULT_TAIL_MASS,
+    mechanism=None,
 ) -> PostProcessedReleases:
     """The adversary's likelihood (S6.5)–(S6.6) of every release ``x̃1 ∈ {0 … x̃2}``.
 
@@ -293,13 +346,27 @@ def release_table(
         Bound on the noise probability the tables may leave out.
     """
     d, x2, x2_tilde, known = _validated_scenario(d, x2, x2_tilde, known_count)
-    (table,) = _release_tables(rho, d, x2, [x2_tilde], known, convention, exact_sum, tail_mass)
+    (table,) = _release_tables(
+        rho, d, x2, [x2_tilde], known, convention, exact_sum, tail_mass, mechanism
+    )
     return table
 
 
-def _release_tables(rho, d, x2, x2_tildes, known, convention, exact_sum, tail_mass):
+def _release_tables(rho, d, x2, x2_tildes, known, convention, exact_sum, tail_mass, mechanism=None):
     """:func:`release_table` for each of ``x2_tildes`` (validated), one noise table per σ²."""
-    sigma2 = np.asarray(noise_variance(rho, convention))
+    sigma2, mech, exact_sum = _noise(rho, convention, mechanism, exact_sum)
+    if mech is not None:
+        noise = combined_noise(d, None, True, tail_mass, mechanism=mech)
+        return [
+            PostProcessedReleases(
+                known,
+                int(x),
+                _rows_from_noise(noise, d, x2, x, known),
+                np.asarray(noise.omitted_mass),
+            )
+            for x in x2_tildes
+        ]
+    sigma2 = np.asarray(sigma2)
     probabilities = [np.empty((*sigma2.shape, 2, x + 1)) for x in x2_tildes]
     omitted = np.empty(sigma2.shape)
     for value in np.unique(sigma2):
@@ -327,15 +394,16 @@ def _released_value(x1_tilde, x2_tilde: int) -> np.ndarray:
 def likelihood(
     x1_tilde,
     count,
-    rho,
+    rho=None,
     *,
     d,
     x2,
     x2_tilde,
     known_count=0,
     convention="paper",
-    exact_sum: bool = False,
+    exact_sum: bool | None = None,
     tail_mass: float = DEFAULT_TAIL_MASS,
+    mechanism=None,
 ) -> np.ndarray:
     """``P[X̃1 = x̃1 | X1 = count, X̃2 = x̃2]``, equations (S6.5)–(S6.6).
 
@@ -356,6 +424,7 @@ def likelihood(
         convention=convention,
         exact_sum=exact_sum,
         tail_mass=tail_mass,
+        mechanism=mechanism,
     )
     rho_shape = table.omitted_mass.shape
     shape = np.broadcast_shapes(x1_tilde.shape, count.shape, rho_shape)
@@ -399,7 +468,7 @@ def _posterior_of_truth(prior_of_truth, log_truth, log_other):
 def posterior(
     x1_tilde,
     prior,
-    rho,
+    rho=None,
     *,
     d,
     x2,
@@ -407,8 +476,9 @@ def posterior(
     known_count=0,
     true_count=None,
     convention="paper",
-    exact_sum: bool = False,
+    exact_sum: bool | None = None,
     tail_mass: float = DEFAULT_TAIL_MASS,
+    mechanism=None,
 ) -> np.ndarray:
     """Posterior probability of the truth given the post-processed release, equation (S6.7).
 
@@ -431,10 +501,18 @@ def posterior(
         convention=convention,
         exact_sum=exact_sum,
         tail_mass=tail_mass,
+        mechanism=mechanism,
     )
     with_c = likelihood(x1_tilde, known + 1, rho, **common)
     without_c = likelihood(x1_tilde, known, rho, **common)
-    if np.any((with_c == 0) | (without_c == 0)):
+    mech = resolve(rho, convention, mechanism)[1]
+    if mech is not None and mech.bounded:  # exact tables: a zero is a real zero
+        if np.any((with_c == 0) & (without_c == 0)):
+            raise ValueError(
+                f"x1_tilde: a release in {x1_tilde!r} is impossible under both X1 = {known} "
+                f"and {known + 1} with {mech.label} noise"
+            )
+    elif np.any((with_c == 0) | (without_c == 0)):
         raise ValueError(
             f"x1_tilde: a release in {x1_tilde!r} has probability below the noise tables' "
             f"omitted mass under X1 = {known} or {known + 1}; its posterior needs a smaller "
@@ -452,7 +530,7 @@ def posterior(
 def risk(
     x1_tilde,
     prior,
-    rho,
+    rho=None,
     *,
     d,
     x2,
@@ -460,8 +538,9 @@ def risk(
     known_count=0,
     true_count=None,
     convention="paper",
-    exact_sum: bool = False,
+    exact_sum: bool | None = None,
     tail_mass: float = DEFAULT_TAIL_MASS,
+    mechanism=None,
 ) -> np.ndarray:
     """Disclosure risk of a post-processed release: (S6.7) over the prior of the truth, as (3.2)."""
     prior = as_probability(prior, "prior")
@@ -479,6 +558,7 @@ def risk(
         convention=convention,
         exact_sum=exact_sum,
         tail_mass=tail_mass,
+        mechanism=mechanism,
     )
     return value / np.where(truth == known + 1, prior, 1.0 - prior)
 
@@ -555,7 +635,7 @@ def _table_marginals(table: PostProcessedReleases, prior, truth) -> PostProcesse
 
 def marginals(
     prior,
-    rho,
+    rho=None,
     *,
     d,
     x2,
@@ -563,8 +643,9 @@ def marginals(
     known_count=0,
     true_count=None,
     convention="paper",
-    exact_sum: bool = False,
+    exact_sum: bool | None = None,
     tail_mass: float = DEFAULT_TAIL_MASS,
+    mechanism=None,
 ) -> PostProcessedMarginals:
     """Marginal posterior (S6.8), marginal risk and correct-decision probability, with bounds.
 
@@ -594,13 +675,14 @@ def marginals(
         convention=convention,
         exact_sum=exact_sum,
         tail_mass=tail_mass,
+        mechanism=mechanism,
     )
     return _table_marginals(table, prior, truth)
 
 
 def marginal_posterior(
     prior,
-    rho,
+    rho=None,
     *,
     d,
     x2,
@@ -608,8 +690,9 @@ def marginal_posterior(
     known_count=0,
     true_count=None,
     convention="paper",
-    exact_sum: bool = False,
+    exact_sum: bool | None = None,
     tail_mass: float = DEFAULT_TAIL_MASS,
+    mechanism=None,
 ) -> np.ndarray:
     """Posterior of the truth averaged over post-processed releases from the truth, (S6.8).
 
@@ -629,12 +712,13 @@ def marginal_posterior(
         convention=convention,
         exact_sum=exact_sum,
         tail_mass=tail_mass,
+        mechanism=mechanism,
     ).marginal_posterior
 
 
 def marginal_risk(
     prior,
-    rho,
+    rho=None,
     *,
     d,
     x2,
@@ -642,8 +726,9 @@ def marginal_risk(
     known_count=0,
     true_count=None,
     convention="paper",
-    exact_sum: bool = False,
+    exact_sum: bool | None = None,
     tail_mass: float = DEFAULT_TAIL_MASS,
+    mechanism=None,
 ) -> np.ndarray:
     """Marginal disclosure risk with post-processing: (S6.8) over the prior of the truth.
 
@@ -661,21 +746,23 @@ def marginal_risk(
         convention=convention,
         exact_sum=exact_sum,
         tail_mass=tail_mass,
+        mechanism=mechanism,
     ).marginal_risk
 
 
 def decision(
     x1_tilde,
     prior,
-    rho,
+    rho=None,
     *,
     d,
     x2,
     x2_tilde,
     known_count=0,
     convention="paper",
-    exact_sum: bool = False,
+    exact_sum: bool | None = None,
     tail_mass: float = DEFAULT_TAIL_MASS,
+    mechanism=None,
 ) -> np.ndarray:
     """The Bayes estimate of ``X1`` under 0-1 loss from ``x̃1``, as (3.5) with (S6.7).
 
@@ -694,6 +781,7 @@ def decision(
         convention=convention,
         exact_sum=exact_sum,
         tail_mass=tail_mass,
+        mechanism=mechanism,
     )
     with_c = likelihood(x1_tilde, known + 1, rho, **common)
     without_c = likelihood(x1_tilde, known, rho, **common)
@@ -702,7 +790,7 @@ def decision(
 
 def correct_decision_probability(
     prior,
-    rho,
+    rho=None,
     *,
     d,
     x2,
@@ -710,8 +798,9 @@ def correct_decision_probability(
     known_count=0,
     true_count=None,
     convention="paper",
-    exact_sum: bool = False,
+    exact_sum: bool | None = None,
     tail_mass: float = DEFAULT_TAIL_MASS,
+    mechanism=None,
 ) -> np.ndarray:
     """Probability that the Bayes decision (:func:`decision`) from ``x̃1`` is right, as (3.6).
 
@@ -729,6 +818,7 @@ def correct_decision_probability(
         convention=convention,
         exact_sum=exact_sum,
         tail_mass=tail_mass,
+        mechanism=mechanism,
     ).correct_decision_probability
 
 
@@ -761,17 +851,35 @@ def _unprocessed_for_sigma2(sigma2, prior_of_truth, delta, d, exact_sum, tail_ma
     )
 
 
+def _unprocessed_for_mechanism(mechanism, prior_of_truth, delta, d, tail_mass):
+    """:func:`_unprocessed_for_sigma2` for any noise: ``Z1`` from the mechanism, ``W`` its
+    exact d-fold sum (tabulated), summed over both tables."""
+    z, w = _mechanism_tables(d, mechanism, tail_mass)
+    zs, ws = z.support, w.support
+    with np.errstate(divide="ignore"):
+        log_truth = mechanism.logpmf(zs)[:, None] + w.logpmf(ws)[None, :]
+        log_other = mechanism.logpmf(zs + delta)[:, None] + w.logpmf(ws - delta)[None, :]
+    weights = z.probabilities[:, None] * w.probabilities[None, :]
+    return np.array(
+        [
+            np.sum(weights * _posterior_of_truth(value, log_truth, log_other))
+            for value in prior_of_truth
+        ]
+    )
+
+
 def unprocessed_marginal_posterior(
     prior,
-    rho,
+    rho=None,
     *,
     d,
     x2,
     known_count=0,
     true_count=None,
     convention="paper",
-    exact_sum: bool = False,
+    exact_sum: bool | None = None,
     tail_mass: float = DEFAULT_TAIL_MASS,
+    mechanism=None,
 ) -> np.ndarray:
     """Marginal posterior of the truth for the S6 adversary seeing ``x1*`` and ``y1*``.
 
@@ -786,7 +894,20 @@ def unprocessed_marginal_posterior(
     d, x2, _, known = _validated_scenario(d, x2, 0, known_count)
     prior = as_probability(prior, "prior")
     truth = _true_count(known, true_count)
-    sigma2 = np.asarray(noise_variance(rho, convention))
+    sigma2, mech, exact_sum = _noise(rho, convention, mechanism, exact_sum)
+    if mech is not None:
+        prior, truth = np.broadcast_arrays(prior, truth)
+        has_c = truth == known + 1
+        prior_of_truth = np.where(has_c, prior, 1.0 - prior)
+        out = np.empty(prior.shape)
+        for flag in (True, False):
+            at = has_c == flag
+            if np.any(at):
+                out[at] = _unprocessed_for_mechanism(
+                    mech, prior_of_truth[at], 1 if flag else -1, d, tail_mass
+                )
+        return out
+    sigma2 = np.asarray(sigma2)
     prior, sigma2, truth = np.broadcast_arrays(prior, sigma2, truth)
     has_c = truth == known + 1
     prior_of_truth = np.where(has_c, prior, 1.0 - prior)
@@ -803,15 +924,16 @@ def unprocessed_marginal_posterior(
 
 def unprocessed_marginal_risk(
     prior,
-    rho,
+    rho=None,
     *,
     d,
     x2,
     known_count=0,
     true_count=None,
     convention="paper",
-    exact_sum: bool = False,
+    exact_sum: bool | None = None,
     tail_mass: float = DEFAULT_TAIL_MASS,
+    mechanism=None,
 ) -> np.ndarray:
     """:func:`unprocessed_marginal_posterior` over the prior of the truth.
 
@@ -830,6 +952,7 @@ def unprocessed_marginal_risk(
         convention=convention,
         exact_sum=exact_sum,
         tail_mass=tail_mass,
+        mechanism=mechanism,
     )
     return value / np.where(truth == known + 1, prior, 1.0 - prior)
 
@@ -857,13 +980,15 @@ def post_process_graph(x1_star, y1_star, x2_tilde, d: int):
 def model(
     x1_tilde,
     prior,
-    rho,
+    rho=None,
     *,
     d,
     x2,
     x2_tilde,
     known_count=0,
     convention="paper",
+    mechanism=None,
+    tail_mass: float = DEFAULT_TAIL_MASS,
 ):
     """The S6 attack as a PyMC model: latents ``X1``, ``x1_star``, ``y1_star``; ``x̃1`` observed.
 
@@ -886,30 +1011,44 @@ def model(
     hypotheses' centres suffice), and under Gibbs sampling they mix slowly
     when ``x̃1`` is interior (given ``y1*``, the indicator leaves ``x1*`` one or
     two values), while ``X1`` mixes well.
+
+    With a ``mechanism`` other than the discrete Gaussian, ``x1_star`` is a
+    :func:`~adversary.distributions.NoiseRelease` and ``y1_star`` the exact sum
+    of d noises, tabulated (:func:`~adversary.distributions.tabulated_noise.TabulatedNoise`,
+    cut at ``tail_mass`` unless bounded): (S6.7) with the exact sum. With
+    bounded noise the start above may lie off the support; give ``initvals``
+    to the sampler then.
     """
     import pymc as pm
     import pytensor.tensor as pt
 
-    from ..distributions import BernoulliCount, DiscreteGaussian
+    from ..distributions import BernoulliCount, DiscreteGaussian, NoiseRelease
+    from ..distributions.tabulated_noise import TabulatedNoise
 
     d, x2, x2_tilde, known = _validated_scenario(d, x2, x2_tilde, known_count)
     x1_tilde = _released_value(x1_tilde, x2_tilde)
     prior = as_probability(prior, "prior")
-    sigma2 = noise_variance(rho, convention)
+    sigma2, mech = resolve(rho, convention, mechanism)
     for name, value in (("x1_tilde", x1_tilde), ("prior", prior), ("rho", sigma2)):
         if np.ndim(value) != 0:
             raise ValueError(f"{name} must be a single number for one model, got {value!r}")
-    x1_tilde, prior, sigma2 = int(x1_tilde), float(prior), float(sigma2)
+    x1_tilde, prior = int(x1_tilde), float(prior)
 
     with pm.Model() as attack:
         x1 = BernoulliCount("X1", known=known, p=prior)
-        x1_star = DiscreteGaussian("x1_star", mu=x1, sigma2=sigma2, initval=np.int64(x1_tilde))
-        y1_star = DiscreteGaussian(
-            "y1_star",
-            mu=np.int64(x2) - x1,
-            sigma2=d * sigma2,
-            initval=np.int64(x2_tilde - x1_tilde),
-        )
+        starts = {"x1_star": np.int64(x1_tilde), "y1_star": np.int64(x2_tilde - x1_tilde)}
+        if mech is None:
+            sigma2 = float(sigma2)
+            x1_star = DiscreteGaussian("x1_star", mu=x1, sigma2=sigma2, initval=starts["x1_star"])
+            y1_star = DiscreteGaussian(
+                "y1_star", mu=np.int64(x2) - x1, sigma2=d * sigma2, initval=starts["y1_star"]
+            )
+        else:
+            _, sums = _mechanism_tables(d, mech, tail_mass)
+            x1_star = NoiseRelease("x1_star", mu=x1, mechanism=mech, initval=starts["x1_star"])
+            y1_star = TabulatedNoise(
+                "y1_star", mu=np.int64(x2) - x1, table=sums, initval=starts["y1_star"]
+            )
         released = post_process_graph(x1_star, y1_star, x2_tilde, d)
         pm.Potential(
             "x1_tilde",
@@ -946,14 +1085,31 @@ _MEASURE_NAMES = (
 )
 
 
-def _curve(rho, priors, x2_tildes, d, x2, known, true_count, convention, exact_sum, tail_mass):
+def _curve(
+    rho,
+    priors,
+    x2_tildes,
+    d,
+    x2,
+    known,
+    true_count,
+    convention,
+    exact_sum,
+    tail_mass,
+    mechanism=None,
+):
     """Measures over ``(x2_tilde, *rho.shape, prior)``; comparisons over ``(*rho.shape, prior)``."""
     truth = _true_count(known, true_count)
-    rho = np.asarray(rho)[..., None]  # broadcast against the prior axis
-    tables = _release_tables(rho, d, x2, x2_tildes, known, convention, exact_sum, tail_mass)
+    if mechanism is None:
+        rho = np.asarray(rho)[..., None]  # broadcast against the prior axis
+    tables = _release_tables(
+        rho, d, x2, x2_tildes, known, convention, exact_sum, tail_mass, mechanism
+    )
     results = [_table_marginals(table, priors, truth) for table in tables]
     measures = {name: np.stack([getattr(r, name) for r in results]) for name in _MEASURE_NAMES}
-    common = dict(known_count=known, true_count=true_count, convention=convention)
+    common = dict(
+        known_count=known, true_count=true_count, convention=convention, mechanism=mechanism
+    )
     alongside = {
         "unprocessed_marginal_risk": unprocessed_marginal_risk(
             priors, rho, d=d, x2=x2, exact_sum=exact_sum, tail_mass=tail_mass, **common
@@ -962,7 +1118,7 @@ def _curve(rho, priors, x2_tildes, d, x2, known, true_count, convention, exact_s
             priors, rho, tail_mass=tail_mass, **common
         ),
         "single_block_correct_decision_probability": single_block.correct_decision_probability(
-            priors, rho, **common
+            priors, rho, tail_mass=tail_mass, **common
         ),
     }
     return measures, {
@@ -993,8 +1149,9 @@ def marginal_by_x2_tilde(
     known_count: int = 0,
     true_count=None,
     convention="paper",
-    exact_sum: bool = False,
+    exact_sum: bool | None = None,
     tail_mass: float = DEFAULT_TAIL_MASS,
+    mechanism=None,
 ) -> xr.Dataset:
     """S6's Figure 6, left panel: the measures with post-processing against ``x̃2``.
 
@@ -1009,20 +1166,25 @@ def marginal_by_x2_tilde(
     ``x1*`` and ``y1*``; the bound, :func:`unprocessed_marginal_risk`) and
     ``single_block_marginal_risk`` / ``single_block_correct_decision_probability``
     (an adversary seeing only ``x1*``, (3.4) and (3.6); not a bound, see the
-    module docstring).
+    module docstring). ``mechanism`` replaces ``rho`` and ``convention`` (the
+    coordinate ``mechanism`` then labels it instead of ``rho``).
     """
     d, x2, _, known = _validated_scenario(d, x2, 0, known_count)
     x2_tildes = (
         np.arange(1, 101) if x2_tildes is None else _one_d(x2_tildes, "x2_tildes", as_counts)
     )
     x2_tildes = [_scalar_count(x, "x2_tildes") for x in x2_tildes]
-    rho = _block_rho() if rho is None else rho
-    if np.ndim(rho) != 0:
-        raise ValueError(f"rho must be a single number here, got {rho!r}")
-    noise_variance(rho, convention)
+    if mechanism is None:
+        rho = _block_rho() if rho is None else rho
+        if np.ndim(rho) != 0:
+            raise ValueError(f"rho must be a single number here, got {rho!r}")
+        noise_variance(rho, convention)
+        rho = np.float64(rho)
+    else:
+        exact_sum = _noise(rho, convention, mechanism, exact_sum)[2]
     priors = _one_d(prior, "prior", as_probability)
     measures, alongside = _curve(
-        np.float64(rho),
+        rho,
         priors,
         x2_tildes,
         d,
@@ -1032,15 +1194,19 @@ def marginal_by_x2_tilde(
         convention,
         exact_sum,
         tail_mass,
+        mechanism,
     )
     data = {name: (("x2_tilde", "prior"), value) for name, value in measures.items()}
     data.update({name: (("prior",), value) for name, value in alongside.items()})
-    coords = {"x2_tilde": x2_tildes, "prior": priors, "rho": float(rho)}
-    return xr.Dataset(
-        data,
-        coords=coords,
-        attrs=_attrs(d, x2, known, true_count, convention, exact_sum, tail_mass),
-    )
+    coords = {"x2_tilde": x2_tildes, "prior": priors}
+    if mechanism is None:
+        coords["rho"] = float(rho)
+    else:
+        coords["mechanism"] = mechanism.label
+    attrs = _attrs(d, x2, known, true_count, convention, exact_sum, tail_mass)
+    if mechanism is not None:
+        attrs["convention"] = "mechanism"
+    return xr.Dataset(data, coords=coords, attrs=attrs)
 
 
 def marginal_by_rho(
@@ -1053,7 +1219,7 @@ def marginal_by_rho(
     known_count: int = 0,
     true_count=None,
     convention="paper",
-    exact_sum: bool = False,
+    exact_sum: bool | None = None,
     tail_mass: float = DEFAULT_TAIL_MASS,
 ) -> xr.Dataset:
     """S6's Figure 6, right panel: the measures with post-processing against ρ1, per ``x̃2``.
@@ -1099,11 +1265,14 @@ class PostProcessingCase:
     post-processed block count :meth:`model` and :meth:`posterior` condition
     on (``None``: none stated). It must lie in ``0 … x̃2``; that is checked
     where it is used, so a sweep of ``x2_tilde`` over a case works for the
-    marginal measures, which do not depend on it.
+    marginal measures, which do not depend on it. ``mechanism``, if given, is
+    the noise of the block counts instead of ``rho`` (then ``None``) and
+    ``convention``; ``exact_sum`` defaults to false for discrete Gaussians and
+    true otherwise.
     """
 
     name: str
-    rho: float
+    rho: float | None
     priors: dict[str, float]
     d: int
     x2: int
@@ -1112,15 +1281,17 @@ class PostProcessingCase:
     known_count: int = 0
     true_count: int | None = None
     convention: str = "paper"
-    exact_sum: bool = False
+    exact_sum: bool | None = None
     description: str = ""
+    mechanism: NoiseMechanism | None = None
 
     def __post_init__(self):
         _validated_scenario(self.d, self.x2, self.x2_tilde, self.known_count)
         _true_count(int(self.known_count), self.true_count)
-        if np.ndim(self.rho) != 0:
+        if self.rho is not None and np.ndim(self.rho) != 0:
             raise ValueError(f"rho must be a single number, got {self.rho!r}")
-        noise_variance(self.rho, self.convention)
+        exact_sum = _noise(self.rho, self.convention, self.mechanism, self.exact_sum)[2]
+        object.__setattr__(self, "exact_sum", exact_sum)
         if not self.priors:
             raise ValueError("priors must map at least one label to a prior probability")
         as_probability(list(self.priors.values()), "priors")
@@ -1142,6 +1313,7 @@ class PostProcessingCase:
             "x2_tilde": self.x2_tilde,
             "known_count": self.known_count,
             "convention": self.convention,
+            "mechanism": self.mechanism,
         }
 
     def _observed(self) -> int:
@@ -1159,11 +1331,13 @@ class PostProcessingCase:
     def model(self, prior_label: str | None = None):
         """The PyMC model (:func:`model`) given ``observed_x1_tilde``, under one prior.
 
-        Only the approximation (3.7) is modelled: a case with ``exact_sum`` set
-        raises. Enumerating it needs stated ranges for the noisy counts
+        Only the approximation (3.7) is modelled for the discrete Gaussian: such
+        a case with ``exact_sum`` set raises (other noise is modelled with the
+        exact sum). Enumerating it needs stated ranges for the noisy counts
         (:meth:`enumeration_ranges`).
         """
-        if self.exact_sum:
+        gaussian = resolve(self.rho, self.convention, self.mechanism)[1] is None
+        if self.exact_sum and gaussian:
             raise ValueError(
                 "exact_sum: the PyMC model uses the approximation (3.7) only; use the exact "
                 "functions (posterior, marginal_measures) for the exact sum"
@@ -1175,10 +1349,18 @@ class PostProcessingCase:
         :func:`adversary.inference.enumerate`: ``sds`` standard deviations beyond
         both hypotheses' centres (12 leave out less than ``e^{-70}`` of each noise).
         """
-        sigma = float(np.sqrt(noise_variance(self.rho, self.convention)))
+        m = int(self.known_count)
+        sigma2, mech = resolve(self.rho, self.convention, self.mechanism)
+        if mech is not None:  # the tables' reach (the whole support of bounded noise)
+            z, w = _mechanism_tables(self.d, mech, DEFAULT_TAIL_MASS)
+            a = int(z.support[-1]) + 1
+            return {
+                "x1_star": (m - a, m + 1 + a),
+                "y1_star": (self.x2 - m - 1 + int(w.start), self.x2 - m + int(w.support[-1])),
+            }
+        sigma = float(np.sqrt(sigma2))
         a = int(sds * sigma) + 2
         b = int(sds * sigma * np.sqrt(self.d)) + 2
-        m = int(self.known_count)
         return {
             "x1_star": (m - a, m + 1 + a),
             "y1_star": (self.x2 - m - 1 - b, self.x2 - m + b),
