@@ -27,8 +27,8 @@ address:
 Each number depends only on its record's own data and the parameters, never
 on the grouping of units or the number of workers: counts are integers,
 every measure comes from one call per tuple and prior with BLAS on one thread
-(:mod:`.measures`), and the outputs are written in a fixed order. A progress bar (Dask's text bar, on stderr) shows
-each phase.
+(:mod:`.measures`), and the outputs are written in a fixed order. A progress
+bar (Dask's text bar, on stderr) shows each phase.
 """
 
 from __future__ import annotations
