@@ -21,7 +21,8 @@ violation), ``measure_at_rho``, ``bound_at_rho``, ``measure_above``,
 ``bound_above`` and ``prior_of_truth`` (each ``{prior: number}``), ``epsilon``,
 ``delta``, ``conversion``, ``tolerance``, ``rho_min``, ``rho_max``,
 ``points_per_decade``, ``refine``, ``refine_decades``,
-``limited_by_rho_max`` and ``evaluations``.
+``limited_by_rho_max``, ``evaluations``, ``mechanism`` and ``pure_epsilon``
+(for a case whose noise is a mechanism: its label and pure ε, else null).
 """
 
 from __future__ import annotations

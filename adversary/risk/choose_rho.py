@@ -56,6 +56,17 @@ threshold must lie strictly between 0 and 1.
 The result reports the ε of (ε, δ)-DP that the chosen ρ implies
 (:func:`adversary.accounting.epsilon_from_zcdp`) — for that one release, not a
 whole budget.
+
+**Cases with a noise mechanism.** A case whose noise is given as
+``mechanism=`` (:class:`~adversary.noise.mechanisms.NoiseMechanism`) can be
+searched only where the mechanism is parameterised by its zCDP ρ: the
+discrete Gaussian (``σ² = Δ²/(2ρ)``, its sensitivity Δ kept) and the discrete
+Laplace (scale ``Δ/√(2ρ)``: pure ``√(2ρ)``-DP, which implies ρ-zCDP — not
+tight; :attr:`RhoChoice.pure_epsilon` reports the pure ε). The field names
+are those of the case's ρ (``"rho"``, ``"rho1"``, ``"rhos[2]"``, …) and
+address the mechanism in that place. Bounded noise (truncated geometric,
+cell key, a finite table) is not zCDP (:meth:`~adversary.noise.mechanisms.NoiseMechanism.zcdp_rho`
+is ``None``) and is refused: sweep its own parameters instead.
 """
 
 from __future__ import annotations
@@ -71,6 +82,7 @@ import numpy as np
 from .._validation import as_positive
 from ..accounting import as_conversion, epsilon_from_zcdp
 from ..budget import DEFAULT_DELTA
+from ..noise.mechanisms import DiscreteGaussianNoise, DiscreteLaplaceNoise, NoiseMechanism
 
 __all__ = ["MEASURES", "RhoChoice", "choose_rho", "measure_at", "rho_fields", "with_rho"]
 
@@ -87,11 +99,65 @@ _FIELD = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[(\d+)\])?$")
 # --- the field that holds ρ ----------------------------------------------------------------
 
 
+def _mechanism_slots(case) -> dict[str, NoiseMechanism]:
+    """``{field name: mechanism}`` for a case whose noise is ``mechanism=``.
+
+    The names are those of the case's ρ fields in the same place: one mechanism
+    stands for the first ρ field (``"rho"``); a sequence pairs with the ρ
+    fields one to one (``"rho1"``, ``"rho2"``) or, for one ρ field, its
+    elements (``"rhos[0]"``, …).
+    """
+    mechanism = getattr(case, "mechanism", None)
+    if mechanism is None or not dataclasses.is_dataclass(case):
+        return {}
+    names = [f.name for f in dataclasses.fields(case) if f.name.startswith("rho")]
+    if not names:
+        return {}
+    if isinstance(mechanism, NoiseMechanism):
+        return {names[0]: mechanism}
+    mechanisms = tuple(mechanism)
+    if len(names) == len(mechanisms) and len(names) > 1:
+        return dict(zip(names, mechanisms, strict=True))
+    return {f"{names[0]}[{i}]": m for i, m in enumerate(mechanisms)}
+
+
+def _at_rho(mechanism: NoiseMechanism, rho: float, field: str) -> NoiseMechanism:
+    """The mechanism of the same family and sensitivity whose zCDP ρ is ``rho``."""
+    if isinstance(mechanism, DiscreteGaussianNoise):
+        return DiscreteGaussianNoise(mechanism.sensitivity**2 / (2.0 * rho), mechanism.sensitivity)
+    if isinstance(mechanism, DiscreteLaplaceNoise):
+        return DiscreteLaplaceNoise(
+            mechanism.sensitivity / math.sqrt(2.0 * rho), mechanism.sensitivity
+        )
+    raise ValueError(_refusal(mechanism, field))
+
+
+def _refusal(mechanism: NoiseMechanism, field: str) -> str:
+    why = (
+        "is not zCDP (bounded noise gives no zCDP or pure-DP guarantee)"
+        if mechanism.zcdp_rho() is None
+        else "is not parameterised by a zCDP rho here"
+    )
+    return (
+        f"field: {field!r} is the noise {mechanism.label}, which {why}; choose_rho varies a "
+        "zCDP rho (discrete Gaussian or discrete Laplace noise) — sweep this mechanism's own "
+        "parameters instead"
+    )
+
+
+def _searchable(mechanism: NoiseMechanism) -> bool:
+    return isinstance(mechanism, DiscreteGaussianNoise | DiscreteLaplaceNoise)
+
+
 def rho_fields(case) -> list[str]:
     """The fields of ``case`` that can be varied: ρ-named numbers (``rho``, ``rho1``, …) and
-    the elements ``name[i]`` of ρ-named tuples of numbers (``rhos[0]``, …)."""
+    the elements ``name[i]`` of ρ-named tuples of numbers (``rhos[0]``, …). For a case with
+    ``mechanism=``, the places whose mechanism is parameterised by ρ (module docstring)."""
     if not dataclasses.is_dataclass(case):
         return []
+    slots = _mechanism_slots(case)
+    if slots:
+        return [name for name, mechanism in slots.items() if _searchable(mechanism)]
     out = []
     for f in dataclasses.fields(case):
         if not f.name.startswith("rho"):
@@ -111,6 +177,9 @@ def _is_number(value) -> bool:
 def _parse_field(case, name: str) -> tuple[str, int | None]:
     if not isinstance(name, str):
         raise ValueError(f"field must be a field name such as 'rho', got {name!r}")
+    slots = _mechanism_slots(case)
+    if name in slots and not _searchable(slots[name]):
+        raise ValueError(_refusal(slots[name], name))
     known = rho_fields(case)
     match = _FIELD.match(name)
     if match is None or name not in known:
@@ -123,9 +192,21 @@ def _parse_field(case, name: str) -> tuple[str, int | None]:
 
 
 def with_rho(case, rho: float, field: str = "rho"):
-    """``case`` with ``field`` (``"rho"``, ``"rho1"``, ``"rhos[2]"``, …) set to ``rho``."""
+    """``case`` with ``field`` (``"rho"``, ``"rho1"``, ``"rhos[2]"``, …) set to ``rho``.
+
+    For a case with ``mechanism=`` the mechanism in that place is replaced by
+    the one of its family with zCDP parameter ``rho`` (module docstring).
+    """
     name, index = _parse_field(case, field)
     rho = float(as_positive(rho, "rho"))
+    slots = _mechanism_slots(case)
+    if slots:
+        new = _at_rho(slots[field], rho, field)
+        if isinstance(case.mechanism, NoiseMechanism):
+            return dataclasses.replace(case, mechanism=new)
+        mechanisms = list(case.mechanism)
+        mechanisms[list(slots).index(field)] = new
+        return dataclasses.replace(case, mechanism=tuple(mechanisms))
     if index is None:
         return dataclasses.replace(case, **{name: rho})
     values = list(getattr(case, name))
@@ -210,6 +291,12 @@ class RhoChoice:
         ``rho_max`` (the search range's end), not a crossing.
     evaluations
         Number of ρ at which every prior's measures were computed.
+    mechanism
+        For a case with ``mechanism=``: the label of the chosen mechanism in the
+        searched place (``None`` otherwise).
+    pure_epsilon
+        ε of the pure ε-DP that the chosen mechanism gives (the discrete
+        Laplace's ``√(2ρ)``), where it gives one; else ``None``.
     """
 
     case_name: str
@@ -236,6 +323,8 @@ class RhoChoice:
     limited_by_rho_max: bool
     evaluations: int
     prior_of_truth: dict[str, float] = field(default_factory=dict)
+    mechanism: str | None = None
+    pure_epsilon: float | None = None
 
     def as_dict(self) -> dict:
         """Every attribute, JSON-ready."""
@@ -443,6 +532,7 @@ def choose_rho(
     if not limited:
         binding = max(labels, key=lambda label: sum(over[label][:2]) - threshold)
     rho = evaluator.rho(ok)
+    chosen = _mechanism_slots(with_rho(case, rho, field)).get(field)
     return RhoChoice(
         case_name=str(getattr(case, "name", type(case).__name__)),
         field=field,
@@ -468,4 +558,6 @@ def choose_rho(
         limited_by_rho_max=limited,
         evaluations=len(evaluator.cache),
         prior_of_truth={label: at[label][2] for label in labels},
+        mechanism=None if chosen is None else chosen.label,
+        pure_epsilon=None if chosen is None else chosen.pure_epsilon(),
     )

@@ -69,7 +69,10 @@ def test_json_is_the_api_result(capsys):
         "refine_decades",
         "limited_by_rho_max",
         "evaluations",
+        "mechanism",
+        "pure_epsilon",
     }
+    assert result["mechanism"] is None and result["pure_epsilon"] is None
 
 
 def test_text_names_the_answer_and_the_binding_prior(capsys):
