@@ -86,8 +86,8 @@ import numpy as np
 from scipy import signal, special
 
 from .._validation import _as_real_array, as_integers, as_positive, as_probability
-from ..noise import discrete_gaussian
 from ..noise.finite_pmf import FinitePmf
+from ..noise.mechanisms import DiscreteGaussianNoise, DiscreteLaplaceNoise, NoiseMechanism
 
 __all__ = [
     "SA1_NOTEBOOK",
@@ -171,8 +171,9 @@ class IntegerNoise:
     ``log_pmf`` maps an int64 array to ``log P[Z = z]`` (``-inf`` off the
     support); ``[lower, upper]`` is a window holding all but ``omitted_mass``
     of the probability, over which distributions and tests are tabulated.
-    Build one with :meth:`discrete_gaussian`, :meth:`two_sided_geometric`,
-    :meth:`from_log_pmf` or :meth:`from_finite_pmf`.
+    Build one with :meth:`from_mechanism` (any
+    :class:`~adversary.noise.mechanisms.NoiseMechanism`), :meth:`discrete_gaussian`,
+    :meth:`two_sided_geometric`, :meth:`from_log_pmf` or :meth:`from_finite_pmf`.
     """
 
     log_pmf: Callable[[np.ndarray], np.ndarray]
@@ -200,22 +201,37 @@ class IntegerNoise:
     # constructors
 
     @classmethod
+    def from_mechanism(
+        cls, mechanism: NoiseMechanism, tail_mass: float = DEFAULT_TAIL_MASS, name=None
+    ) -> IntegerNoise:
+        """Any :class:`~adversary.noise.mechanisms.NoiseMechanism` on its window.
+
+        The window is ``[-K, K]`` with ``K = mechanism.cutoff(tail_mass)`` (the
+        whole support of bounded noise when ``tail_mass`` is 0); ``omitted_mass``
+        is the mechanism's rigorous bound on ``P[|Z| > K]``; ``log_pmf`` its own.
+        """
+        if not isinstance(mechanism, NoiseMechanism):
+            raise TypeError(f"mechanism must be a NoiseMechanism, got {mechanism!r}")
+        reach = int(mechanism.cutoff(tail_mass))
+        return cls(
+            log_pmf=mechanism.logpmf,
+            lower=-reach,
+            upper=reach,
+            omitted_mass=float(mechanism.outside_mass(reach)),
+            name=mechanism.label if name is None else name,
+        )
+
+    @classmethod
     def discrete_gaussian(cls, sigma2, tail_mass: float = DEFAULT_TAIL_MASS) -> IntegerNoise:
-        """``DG(0, σ²)`` (:mod:`adversary.noise.discrete_gaussian`) on ``[-K, K]``.
+        """``DG(0, σ²)`` (:class:`~adversary.noise.DiscreteGaussianNoise`) on ``[-K, K]``.
 
         ``K`` is :func:`~adversary.noise.discrete_gaussian.cutoff` at
         ``tail_mass``; ``omitted_mass`` is the rigorous bound ``2 P[Z > K]``.
         """
         sigma2 = _as_positive_scalar(sigma2, "sigma2")
         tail_mass = float(as_probability(tail_mass, "tail_mass"))
-        reach = int(discrete_gaussian.cutoff(sigma2, tail_mass))
-        omitted = min(2.0 * float(discrete_gaussian.tail_bound(reach + 1, sigma2)), tail_mass)
-        return cls(
-            log_pmf=lambda z: discrete_gaussian.logpmf(z, sigma2),
-            lower=-reach,
-            upper=reach,
-            omitted_mass=omitted,
-            name=f"discrete Gaussian (sigma2={sigma2:g})",
+        return cls.from_mechanism(
+            DiscreteGaussianNoise(sigma2), tail_mass, f"discrete Gaussian (sigma2={sigma2:g})"
         )
 
     @classmethod
@@ -223,26 +239,17 @@ class IntegerNoise:
         """``P[Z = z] = tanh(a/2) e^{-a|z|}`` with ``a`` = ``decay`` > 0.
 
         Petti & Flaxman's ``G(a)`` (their display ``Pr[G(z)=k] = (1-e^{-z})
-        e^{-z|k|}/(1+e^{-z})``), the discrete Laplace. Their code draws it as
-        ``Geom(p) - Geom(p)``, which is this law with ``a = -log(1 - p)``.
-        ``P[|Z| > K] = 2 e^{-a(K+1)}/(1 + e^{-a})``; ``K`` is the smallest with
-        that at most ``tail_mass``.
+        e^{-z|k|}/(1+e^{-z})``), the discrete Laplace
+        (:class:`~adversary.noise.mechanisms.DiscreteLaplaceNoise` with scale
+        ``1/a``). Their code draws it as ``Geom(p) - Geom(p)``, which is this
+        law with ``a = -log(1 - p)``. ``P[|Z| > K] = 2 e^{-a(K+1)}/(1 + e^{-a})``;
+        ``K`` is the smallest with (a rigorous bound on) that at most ``tail_mass``.
         """
         a = _as_positive_scalar(decay, "decay")
         tail_mass = float(as_probability(tail_mass, "tail_mass"))
-        log_r = -a
-        # smallest K with log 2 - a(K+1) - log1p(e^{-a}) <= log(tail_mass)
-        reach = max(
-            0,
-            math.ceil((math.log(2.0) - math.log1p(math.exp(log_r)) - math.log(tail_mass)) / a) - 1,
+        return cls.from_mechanism(
+            DiscreteLaplaceNoise(1.0 / a), tail_mass, f"two-sided geometric (decay={a:g})"
         )
-        omitted = 2.0 * math.exp(-a * (reach + 1)) / (1.0 + math.exp(-a))
-        log_norm = math.log(math.tanh(0.5 * a))
-
-        def log_pmf(z):
-            return log_norm - a * np.abs(np.asarray(z, dtype=np.float64))
-
-        return cls(log_pmf, -reach, reach, omitted, name=f"two-sided geometric (decay={a:g})")
 
     @classmethod
     def from_log_pmf(

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adversary.empirical import privacy_loss as pl
+from adversary.noise import CellKeyNoise, DiscreteLaplaceNoise, noise_variance
 from adversary.noise import discrete_gaussian as dg
-from adversary.noise import noise_variance
 from adversary.noise.sums import sum_of_discrete_gaussians
 from adversary.scenarios import single_block as sb
 
@@ -63,6 +63,25 @@ def test_two_sided_geometric_pmf_window_and_moments():
     fine = pl.IntegerNoise.two_sided_geometric(a)  # tail z² terms below 1e-11
     variance = float(fine.support.astype(float) ** 2 @ fine.pmf(fine.support))
     assert variance == pytest.approx(2 * r / (1 - r) ** 2, rel=1e-12)
+
+
+def test_integer_noise_from_a_mechanism():
+    """The constructors are the mechanisms' own pmf, window and tail bound."""
+    laplace = pl.IntegerNoise.two_sided_geometric(0.3)
+    mech = DiscreteLaplaceNoise(1 / 0.3)
+    assert (laplace.lower, laplace.upper) == (-mech.cutoff(1e-15), mech.cutoff(1e-15))
+    np.testing.assert_array_equal(laplace.logpmf(laplace.support), mech.logpmf(laplace.support))
+    assert laplace.omitted_mass == mech.outside_mass(laplace.upper)
+    gaussian = pl.IntegerNoise.discrete_gaussian(2.0)
+    np.testing.assert_array_equal(
+        gaussian.logpmf(gaussian.support), dg.logpmf(gaussian.support, 2.0)
+    )
+    cell_key = pl.IntegerNoise.from_mechanism(CellKeyNoise(2.0, 3), tail_mass=0.0)
+    assert (cell_key.lower, cell_key.upper, cell_key.omitted_mass) == (-3, 3, 0.0)
+    loss = pl.privacy_loss(np.arange(-3, 4), cell_key)
+    assert loss[-1] == np.inf and np.all(np.isfinite(loss[:-1]))  # z = 3: only D reaches x + 3
+    with pytest.raises(TypeError, match="NoiseMechanism"):
+        pl.IntegerNoise.from_mechanism(2.0)
 
 
 @pytest.mark.parametrize("sigma2", [0.19, 2.0, 40.0, 1e4])
