@@ -50,7 +50,7 @@ class DiscreteGaussianNoise(NoiseMechanism):
         """The ρ-zCDP discrete Gaussian under a named neighbour convention.
 
         ``"paper"``: σ² = 1/(2ρ), Δ = 1; ``"das"``: σ² = 1/ρ, Δ = √2
-        (:mod:`.conventions`).
+        (:mod:`adversary.noise.conventions`).
         """
         convention = as_convention(convention)
         sigma2 = float(noise_variance(_scalar_positive(rho, "rho"), convention))
