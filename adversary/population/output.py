@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import NullFormatter
 
 from .model import PopulationModel
 from .synthetic import BLOCK_SIZE_BINS
@@ -64,6 +65,9 @@ def _by_budget(summary, model, measure, thresholds, ylabel) -> Figure:
                     label=f"p = {prior}, > {threshold:g}",
                 )
         axis.set_xscale("log")
+        scales = sorted(set(model.budgets.values()))
+        axis.set_xticks(scales, [f"×{s:g}" for s in scales])
+        axis.xaxis.set_minor_formatter(NullFormatter())
         axis.set_xlabel("budget scale (× every ρ of the preset)")
         axis.set_title(_TITLES.get(attack, attack))
         axis.set_ylabel(ylabel)
@@ -98,6 +102,7 @@ def _by_block_size(summary, model) -> Figure:
                 x + (k - (len(model.priors) - 1) / 2) * width, share, width, label=f"p = {prior}"
             )
         axis.set_xticks(x, list(BLOCK_SIZE_BINS))
+        axis.set_ylim(bottom=0)
         axis.set_xlabel("persons in the block")
         axis.set_ylabel(f"share of persons with risk > {threshold:g}")
         axis.set_title(_TITLES.get(attack, attack))
