@@ -30,13 +30,18 @@ def _mark_case_rho(axis, case: SingleBlockCase) -> None:
 
 
 def posterior_figure(case: SingleBlockCase, releases=None) -> Figure:
-    """Figure 1: posterior (3.1) and risk (3.2) against the released ``x1*``."""
+    """Figure 1: posterior (3.1) and risk (3.2) against the released ``x1*``.
+
+    A case with ``mechanism=`` is drawn with its noise; releases that neither
+    value of ``X1`` can produce under bounded noise must be left out of ``releases``.
+    """
     if releases is None:
         releases = np.arange(case.known_count - 10, case.known_count + 16)
     releases = np.asarray(releases)
     args = (case.rho, case.known_count, case.true_count, case.convention)
-    post = sb.posterior(releases[:, None], case.prior_values, *args)
-    risk = sb.risk(releases[:, None], case.prior_values, *args)
+    noise = {"mechanism": case.mechanism}
+    post = sb.posterior(releases[:, None], case.prior_values, *args, **noise)
+    risk = sb.risk(releases[:, None], case.prior_values, *args, **noise)
     figure = Figure(figsize=(10, 4), layout="constrained")
     left, right = figure.subplots(1, 2)
     for i, label in enumerate(case.priors):
@@ -46,7 +51,8 @@ def posterior_figure(case: SingleBlockCase, releases=None) -> Figure:
     right.set(xlabel="released count x1*", ylabel="risk (posterior / prior)", yscale="log")
     right.axhline(1.0, color="0.5", linewidth=0.8)
     left.legend(fontsize="small")
-    figure.suptitle(f"{case.name}: posterior and risk at ρ = {case.rho:.4g}")
+    noise = f"ρ = {case.rho:.4g}" if case.mechanism is None else case.mechanism.label
+    figure.suptitle(f"{case.name}: posterior and risk at {noise}")
     return figure
 
 

@@ -350,8 +350,6 @@ class SingleBlockCase:
     def __post_init__(self):
         as_probability(list(self.priors.values()), "priors")
         resolve(self.rho, self.convention, self.mechanism)
-        if self.rho is not None and np.ndim(self.rho) != 0:
-            raise ValueError(f"rho must be a single number, got {self.rho!r}")
         _true_count(self.known_count, self.true_count)
         as_integers(list(self.releases), "releases")
 

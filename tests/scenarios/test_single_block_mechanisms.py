@@ -181,3 +181,15 @@ def test_model_enumerates_to_the_exact_posterior(mech):
         table = enumerate_model(model).marginal("X1")
         exact = float(sb.posterior(release, 0.2, mechanism=mech))
         assert float(table.sel(X1=1)) == pytest.approx(exact, abs=1e-12)
+
+
+def test_posterior_figure_of_a_case_with_a_mechanism():
+    from adversary.plots.single_block import posterior_figure
+
+    case = sb.SingleBlockCase("ck", None, {"a": 0.5}, mechanism=CellKeyNoise(2.0, 3))
+    figure = posterior_figure(case, releases=np.arange(-2, 5))
+    np.testing.assert_allclose(
+        figure.axes[0].lines[0].get_ydata(),
+        sb.posterior(np.arange(-2, 5), 0.5, mechanism=case.mechanism),
+    )
+    assert "cell key" in figure._suptitle.get_text()
