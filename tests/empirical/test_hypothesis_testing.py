@@ -224,7 +224,13 @@ def test_gaussian_tradeoff_is_monotone(alpha, beta, mu, more):
 @settings(max_examples=40, deadline=None)
 @given(sigma2=st.floats(0.05, 2000.0), factor=st.floats(1.0, 10.0), alpha=rates)
 def test_discrete_gaussian_tradeoff_properties(sigma2, factor, alpha):
-    """Concave, above the diagonal, symmetric (β(β(α)) = α), weaker with more noise."""
+    """Concave, above the diagonal, symmetric (β(β(α)) = α), weaker with more noise.
+
+    "Weaker" in total variation, ``max_α TPR(α) - α = P[Z = 0]``: the curves of
+    two discrete Gaussians are not ordered at every α (σ² = 0.9375 and
+    1.125 σ² cross near α = 0.0059, TPR 0.06410 < 0.06484: a sum of discrete
+    Gaussians is not one, so the noisier is no garbling of the other).
+    """
     curve = ht.tradeoff(pl.IntegerNoise.discrete_gaussian(sigma2))
     tpr = float(curve.tpr(alpha))
     assert tpr >= alpha - 1e-12
@@ -237,7 +243,17 @@ def test_discrete_gaussian_tradeoff_properties(sigma2, factor, alpha):
     beta = float(curve.type_ii_error(alpha))
     assert float(curve.type_ii_error(beta)) == pytest.approx(alpha, abs=1e-9)
     noisier = ht.tradeoff(pl.IntegerNoise.discrete_gaussian(sigma2 * factor))
-    assert float(noisier.tpr(alpha)) <= tpr + 1e-12
+    advantage = float(np.max(curve.tpr_knots - curve.fpr_knots))
+    assert advantage == pytest.approx(float(noise.pmf(0)), abs=1e-12)
+    assert float(np.max(noisier.tpr_knots - noisier.fpr_knots)) <= advantage + 1e-12
+
+
+def test_discrete_gaussian_tradeoffs_cross():
+    """The example hypothesis found: more noise, yet a larger TPR at one α."""
+    alpha = 0.005859375
+    curve = ht.tradeoff(pl.IntegerNoise.discrete_gaussian(0.9375))
+    noisier = ht.tradeoff(pl.IntegerNoise.discrete_gaussian(0.9375 * 1.125))
+    assert float(noisier.tpr(alpha)) > float(curve.tpr(alpha)) + 7e-4
 
 
 # --- bad arguments ------------------------------------------------------------------------------
