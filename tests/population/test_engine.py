@@ -1,5 +1,7 @@
 """The Dask engine: results independent of partitions and workers, and equal to the scenarios."""
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -83,6 +85,24 @@ def test_per_record_risks_equal_the_scenario_cases(model, reference):
     sample = records.iloc[rng.choice(len(records), size=12, replace=False)]
     # make sure a block alone in its block group (d = 0) is in the sample, if any
     sample = pd.concat([sample, records[records["other_blocks"] == 0].head(1)])
+    _check_against_cases(sample, model)
+
+
+def test_small_cells_of_two(population, model, client_two, reference):
+    """``small_cell_max = 2``: cells of two are assessed too, with m = 1 known."""
+    pairs = replace(model, small_cell_max=2)
+    result = assess(population, pairs, client=client_two, partitions=3)
+    records = result.records
+    assert set(records["cell_block"]) == {1, 2}
+    assert (records["known_count"] == records["cell_block"] - 1).all()
+    assert result.stats["persons_assessed"] > reference.stats["persons_assessed"]
+    cells = [CELL_COLUMNS[level] for level in LEVELS]
+    expected = (records[cells].to_numpy() <= 2).sum(axis=1)
+    np.testing.assert_array_equal(records["levels"].to_numpy(), expected)
+    _check_against_cases(records[records["known_count"] == 1].head(6), pairs)
+
+
+def _check_against_cases(sample, model):
     budget = "x4"
     rhos = model.rhos(budget)
     for _, record in sample.iterrows():
