@@ -605,17 +605,37 @@ class _Grid:
         return _GridResult(ranges, event_p, target_pmf, values, omitted, truth_logp), tails
 
 
+def _with_shared_observations(model):
+    """A copy of ``model`` whose observed values are new shared variables, and those.
+
+    Only the observed-data input of each ``ModelObservedRV`` node is changed:
+    a constant elsewhere in the graph that happens to equal an observed value
+    (``mu = 3 + X`` with an observation 3) stays a constant.
+    """
+    fgraph, _ = fgraph_from_model(model)
+    for node in list(fgraph.apply_nodes):
+        if isinstance(node.op, ModelObservedRV):
+            data = node.inputs[1]
+            name = node.outputs[0].name
+            value = data.get_value() if hasattr(data, "get_value") else np.asarray(data.data)
+            variable = pytensor.shared(value, name=f"{name}_release", shape=data.type.shape)
+            fgraph.change_node_input(node, 1, variable, import_missing=True)
+    copy = model_from_fgraph(fgraph, mutate_fgraph=True)
+    return copy, {rv.name: copy.rvs_to_values[rv] for rv in copy.observed_RVs}
+
+
 def _observed_inputs(model):
-    """The joint log-p with each observed value replaced by a symbolic input."""
+    """A copy of ``model``, its joint log-p with each observed value a symbolic input, and those."""
     if not model.observed_RVs:
         raise ValueError("model: has no observed variables (no releases to condition on)")
-    values = [model.rvs_to_values[rv] for rv in model.observed_RVs]
-    inputs = [
-        pt.tensor(name=f"{rv.name}_release", dtype=v.dtype, shape=v.type.shape)
-        for rv, v in zip(model.observed_RVs, values, strict=True)
-    ]
-    logp = graph_replace(model.logp(), dict(zip(values, inputs, strict=True)), strict=False)
-    return logp, inputs
+    copy, shared = _with_shared_observations(model)
+    inputs = {
+        name: pt.tensor(name=f"{name}_release", dtype=v.dtype, shape=v.type.shape)
+        for name, v in shared.items()
+    }
+    replace = {shared[name]: inputs[name] for name in shared}
+    logp = graph_replace(copy.logp(), replace, strict=False)
+    return copy, logp, [inputs[rv.name] for rv in copy.observed_RVs]
 
 
 class ReleasePosteriors:
@@ -632,11 +652,11 @@ class ReleasePosteriors:
     """
 
     def __init__(self, model=None, *, compile_kwargs: dict | None = None):
-        self.model = modelcontext(model)
-        if not self.model.free_RVs:
+        model = modelcontext(model)
+        if not model.free_RVs:
             raise ValueError("model: has no free (latent) variables")
+        self.model, logp, inputs = _observed_inputs(model)
         self.observed = [rv.name for rv in self.model.observed_RVs]
-        logp, inputs = _observed_inputs(self.model)
         self._inputs = inputs
         self._shapes = [np.shape(_observed_data(self.model, rv)) for rv in self.model.observed_RVs]
         self.grid = _Grid(self.model, _latent_values(self.model), logp, inputs, compile_kwargs)
@@ -871,17 +891,9 @@ def _shared_observations(model):
     caches its graphs and compiled functions, so repeated sampling with new
     observed values does not recompile.
     """
-    fgraph, _ = fgraph_from_model(model)
-    for node in list(fgraph.apply_nodes):
-        if isinstance(node.op, ModelObservedRV):
-            data = node.inputs[1]
-            name = node.outputs[0].name
-            value = data.get_value() if hasattr(data, "get_value") else np.asarray(data.data)
-            variable = pytensor.shared(value, name=f"{name}_release", shape=data.type.shape)
-            fgraph.replace(data, variable, import_missing=True)
-    frozen = freeze_model(model_from_fgraph(fgraph, mutate_fgraph=True))
-    shared = {rv.name: frozen.rvs_to_values[rv] for rv in frozen.observed_RVs}
-    return frozen, shared
+    copy, _ = _with_shared_observations(model)
+    frozen = freeze_model(copy)
+    return frozen, {rv.name: frozen.rvs_to_values[rv] for rv in frozen.observed_RVs}
 
 
 def _mcmc_posteriors(

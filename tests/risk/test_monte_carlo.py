@@ -397,3 +397,25 @@ def test_mcmc_reaches_a_continuous_latent():
     )
     with pytest.raises(ValueError, match="target"):
         monte_carlo_measures(model, truth, target="log_sigma2", releases=5, method="mcmc")
+
+
+@pytest.mark.parametrize("method", ["exact", "mcmc"])
+@pytest.mark.parametrize("observed", [(3,), (4, 4)])
+def test_observed_values_equal_to_graph_constants_stay_observations(method, observed):
+    """An observation equal to a graph constant (mu = 3 + X, x* = 3) or to another one
+
+    must not be merged with it: the measures cannot depend on the observed values.
+    """
+
+    def build(values):
+        with pm.Model() as model:
+            x = BernoulliCount("X", known=0, p=0.5)
+            for i, value in enumerate(values):
+                DiscreteGaussian(f"release_{i}", mu=3 + x, rho=1.0, observed=value)
+        return model
+
+    other = tuple(v + 2 for v in observed)
+    settings = {"releases": 400 if method == "exact" else 30, "random_seed": 3}
+    first = monte_carlo_measures(build(observed), {"X": 1}, method=method, **settings)
+    second = monte_carlo_measures(build(other), {"X": 1}, method=method, **settings)
+    assert first.marginal_posterior == pytest.approx(second.marginal_posterior, rel=1e-12)
