@@ -402,9 +402,9 @@ def test_mcmc_reaches_a_continuous_latent():
 @pytest.mark.parametrize("method", ["exact", "mcmc"])
 @pytest.mark.parametrize("observed", [(3,), (4, 4)])
 def test_observed_values_equal_to_graph_constants_stay_observations(method, observed):
-    """Observations equal to a graph constant (mu = 3 + X, x* = 3) or to each other stay
+    """Observations equal to a graph constant (mu = 3 + X, x* = 3) or to each other.
 
-    observations: the marginal measures cannot depend on the observed values.
+    They stay observations: the marginal measures cannot depend on the observed values.
     """
 
     def build(values):
