@@ -22,6 +22,7 @@ from functools import cache
 
 import numpy as np
 import pandas as pd
+from scipy import special
 
 from .budget import get_preset
 from .noise import discrete_gaussian
@@ -34,7 +35,7 @@ from .scenarios.block_group_prior import (
     improper_uniform,
     point_mass,
 )
-from .scenarios.block_group_releases import decision_map
+from .scenarios.block_group_releases import TIE_TOLERANCE, decision_map
 
 __all__ = ["REASONS", "ROWS", "Row", "report"]
 
@@ -286,7 +287,7 @@ def _paper_decisions(truth: tuple, x2_prior: BlockGroupPrior, rho2: float = RHO_
     law = stationary_x1_probability(
         *releases, prior=0.5, noise=noise, x2_prior=x2_prior, x2_max=truth[1] + 50
     )
-    decided = (law >= 0.5).astype(int)
+    decided = (special.logit(law) >= -TIE_TOLERANCE).astype(int)  # ties as in decision_map
     right, right_alone = decided == truth[0], maps.decision_without_hierarchy.values == truth[0]
     weights = maps.release_probability.values
     return {
