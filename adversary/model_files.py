@@ -15,7 +15,7 @@ import importlib
 import importlib.util
 from pathlib import Path
 
-__all__ = ["load_attack_model", "load_case", "shipped_cases"]
+__all__ = ["load_attack_model", "load_case", "load_module", "shipped_cases"]
 
 
 def shipped_cases() -> list[str]:
@@ -24,7 +24,8 @@ def shipped_cases() -> list[str]:
     return sorted(p.stem for p in package.glob("*.py") if not p.stem.startswith("_"))
 
 
-def _load_module(model: str | Path):
+def load_module(model: str | Path):
+    """The module of a model file path or of a shipped model's name."""
     path = Path(model)
     if path.suffix == ".py":
         if not path.is_file():
@@ -42,7 +43,7 @@ def _load_module(model: str | Path):
 
 def load_case(model: str | Path):
     """The ``CASE`` declared by a model file path or a shipped case name."""
-    module = _load_module(model)
+    module = _load_module_checked(model)
     if not hasattr(module, "CASE"):
         raise ValueError(f"model file {str(model)!r} declares no CASE")
     return module.CASE
@@ -50,7 +51,7 @@ def load_case(model: str | Path):
 
 def load_attack_model(model: str | Path, prior_label: str | None = None):
     """``(name, pymc.Model)`` from a model file: ``CASE.model(prior_label)`` or ``model()``."""
-    module = _load_module(model)
+    module = _load_module_checked(model)
     if hasattr(module, "CASE"):
         case = module.CASE
         return case.name, case.model(prior_label)
@@ -59,3 +60,14 @@ def load_attack_model(model: str | Path, prior_label: str | None = None):
             raise ValueError("prior: this model file defines model(), not a CASE with priors")
         return getattr(module, "NAME", Path(str(model)).stem), module.model()
     raise ValueError(f"model file {str(model)!r} declares neither CASE nor model()")
+
+
+def _load_module_checked(model: str | Path):
+    """:func:`load_module`, refusing a population model where a case is wanted."""
+    module = load_module(model)
+    if hasattr(module, "POPULATION") and not hasattr(module, "CASE"):
+        raise ValueError(
+            f"model {str(model)!r} is a population model: "
+            f"use `adversary population --model {model}`"
+        )
+    return module

@@ -18,6 +18,7 @@ import numpy as np
 
 from .._validation import as_positive, as_probability
 from ..budget import DEFAULT_PRESET, get_preset
+from ..model_files import load_module
 from ..noise.conventions import as_convention
 from ..risk.releases import DEFAULT_TAIL_MASS
 from ..scenarios.block_group import SUM_NOISE_CHOICES
@@ -158,9 +159,7 @@ class PopulationModel:
 
 def load_population_model(model: str | Path) -> PopulationModel:
     """The ``POPULATION`` declared by a model file path or a shipped model's name."""
-    from ..model_files import _load_module
-
-    module = _load_module(model)
+    module = load_module(model)
     population = getattr(module, "POPULATION", None)
     if not isinstance(population, PopulationModel):
         raise ValueError(
