@@ -3,7 +3,9 @@ release and count priors.
 
 Every distribution here takes integer (int64) values, has an exact log-p and a
 feasible ``support_point``, and registers its support with
-:func:`support_bounds` for the exact samplers of :mod:`adversary.inference`.
+:func:`support_bounds` for the exact samplers of :mod:`adversary.inference` —
+except :func:`NoiseRelease`, a :class:`pymc.CustomDist` the samplers treat as
+unbounded (its log-p is ``-inf`` off a bounded mechanism's support).
 """
 
 from .discrete_gaussian import DiscreteGaussian, log_normaliser

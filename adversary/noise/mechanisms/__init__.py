@@ -56,17 +56,19 @@ Conventions shared by all of them:
   list of mechanisms.
 """
 
-from .base import MAX_BOUND, MAX_SCALE, TAIL_MARGIN, NoiseMechanism
+from .base import MAX_BOUND as MAX_BOUND
+from .base import MAX_SCALE as MAX_SCALE
+from .base import TAIL_MARGIN as TAIL_MARGIN
+from .base import NoiseMechanism
 from .cell_key import CellKeyNoise, cell_key_max_variance
 from .discrete_gaussian import DiscreteGaussianNoise
 from .discrete_laplace import DiscreteLaplaceNoise
 from .finite_pmf import FinitePmfNoise
 from .truncated_geometric import TruncatedGeometricNoise
 
+# MAX_BOUND, MAX_SCALE and TAIL_MARGIN are importable from here too (explicit re-exports
+# above); the API reference documents them in .base, which defines them.
 __all__ = [
-    "MAX_BOUND",
-    "MAX_SCALE",
-    "TAIL_MARGIN",
     "CellKeyNoise",
     "DiscreteGaussianNoise",
     "DiscreteLaplaceNoise",
