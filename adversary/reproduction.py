@@ -383,6 +383,65 @@ def _decision_rows() -> list[Row]:
     return rows
 
 
+def _figure56_rows() -> list[Row]:
+    """Figures 5–6, as far as the text states their values (the ρ2 of Figure 6 is not legible)."""
+    settings = [
+        (
+            "Sec. 4.3, Figure 5",
+            "P[correct], true x2 = 2 (% ; 'around 59.05%' for x2 >= 2)",
+            (1, 2),
+            RHO_GROUP,
+            59.05,
+        ),
+        (
+            "Sec. 4.3, Figure 6",
+            "P[correct], x2 = 1 at rho2 = 10 (% ; 'only increases to 59.2%')",
+            (1, 1),
+            10.0,
+            59.2,
+        ),
+    ]
+    return [
+        Row(
+            location,
+            quantity,
+            printed,
+            lambda t=truth, r=rho2: _decision_map(t, improper_uniform(), r)[
+                "correct_decision_probability"
+            ],
+            tolerance=0.3,
+            percent=True,
+            expected="differs",
+            reason="incompatible-sampler",
+            paper_method=lambda t=truth, r=rho2: _paper_decisions(t, improper_uniform(), r)[
+                "correct_decision_probability"
+            ],
+        )
+        for location, quantity, truth, rho2, printed in settings
+    ]
+
+
+def _table2_rows() -> list[Row]:
+    printed = {
+        "us": 0.0509,
+        "state": 0.0505,
+        "county": 0.0514,
+        "tract": 0.0504,
+        "block_group": 0.2465,
+        "block": 0.0992,
+    }
+    return [
+        Row(
+            "Sec. 2, Table 2",
+            f"rho of the GVHR query, {level}",
+            value,
+            lambda level=level: float(_BUDGET.rho(level, "detailed")),
+            digits=4,
+        )
+        for level, value in printed.items()
+    ]
+
+
 # --- S2: the variance of one discrete Gaussian -----------------------------------------------
 
 
@@ -398,7 +457,13 @@ def _s2_rows() -> list[Row]:
 
 
 ROWS: tuple[Row, ...] = tuple(
-    _table4_rows() + _table5_rows() + _table78_rows() + _decision_rows() + _s2_rows()
+    _table2_rows()
+    + _table4_rows()
+    + _table5_rows()
+    + _table78_rows()
+    + _decision_rows()
+    + _figure56_rows()
+    + _s2_rows()
 )
 
 
