@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-__all__ = ["MarginalMeasures", "RiskCase"]
+__all__ = ["MarginalMeasures", "RiskCase", "prior_label"]
 
 
 @dataclass(frozen=True)
@@ -63,3 +63,12 @@ class RiskCase(Protocol):
 
     def marginal_measures(self, prior_label: str | None = None) -> MarginalMeasures:
         """The data holder's measures (3.3), (3.4), (3.6) for the case's truth."""
+
+
+def prior_label(priors, label: str | None) -> str:
+    """``label`` checked against a case's labelled ``priors`` (default: the first label)."""
+    if label is None:
+        return next(iter(priors))
+    if label not in priors:
+        raise ValueError(f"prior must be one of {', '.join(priors)}; got {label!r}")
+    return label

@@ -15,6 +15,7 @@ import xarray as xr
 from .._validation import as_counts, as_probability
 from ..noise.mechanisms import NoiseMechanism
 from ..risk.measures import MarginalMeasures
+from ..risk.measures import prior_label as prior_label_of
 from ..risk.releases import DEFAULT_TAIL_MASS
 from .block_group import (
     _mechanism_pair,
@@ -27,7 +28,6 @@ from .block_group import (
 )
 from .block_group_prior import BlockGroupPrior, improper_uniform
 from .block_group_releases import decision_map
-from .single_block import _prior_label
 
 __all__ = ["BlockGroupCase"]
 
@@ -77,7 +77,7 @@ class BlockGroupCase:
         _validated_x2_prior(self.x2_prior)
 
     def _arguments(self, prior_label: str | None) -> dict:
-        label = _prior_label(self.priors, prior_label)
+        label = prior_label_of(self.priors, prior_label)
         return {
             "prior": self.priors[label],
             "rho1": self.rho1,
@@ -109,7 +109,7 @@ class BlockGroupCase:
     ) -> MarginalMeasures:
         """(3.3), (3.4) and (3.6) for the case's truth, from :meth:`decision_map`."""
         releases = self.decision_map(prior_label, tail_mass).attrs
-        prior = self.priors[_prior_label(self.priors, prior_label)]
+        prior = self.priors[prior_label_of(self.priors, prior_label)]
         prior_of_truth = prior if self.truth[0] == self.known_count + 1 else 1.0 - prior
         keys = (
             "correct_decision_probability_without_hierarchy",

@@ -52,6 +52,7 @@ from ..budget import DEFAULT_PRESET, get_preset
 from ..noise import discrete_gaussian, noise_variance
 from ..noise.mechanisms import NoiseMechanism
 from ..risk.measures import MarginalMeasures
+from ..risk.measures import prior_label as prior_label_of
 from ..risk.releases import DEFAULT_TAIL_MASS
 from ._mechanism import (
     impossible_release_error,
@@ -1060,7 +1061,7 @@ class MultiLevelCase:
         return first + 1 if self.true_count is None else int(self.true_count)
 
     def _prior(self, prior_label: str | None) -> float:
-        return float(self.priors[_prior_label(self.priors, prior_label)])
+        return float(self.priors[prior_label_of(self.priors, prior_label)])
 
     def _observed(self) -> np.ndarray:
         if self.observed_releases is None:
@@ -1137,12 +1138,3 @@ class MultiLevelCase:
                 "grid_width": float(result.grid_width),
             },
         )
-
-
-def _prior_label(priors: dict, label: str | None) -> str:
-    """``label`` checked against ``priors`` (default: the first)."""
-    if label is None:
-        return next(iter(priors))
-    if label not in priors:
-        raise ValueError(f"prior must be one of {', '.join(priors)}; got {label!r}")
-    return label

@@ -96,6 +96,7 @@ from ..noise.finite_pmf import FinitePmf
 from ..noise.mechanisms import NoiseMechanism
 from ..noise.sums import sum_of_discrete_gaussians
 from ..risk.measures import MarginalMeasures
+from ..risk.measures import prior_label as prior_label_of
 from ..risk.releases import DEFAULT_TAIL_MASS
 from . import single_block
 from ._mechanism import resolve
@@ -1304,7 +1305,7 @@ class PostProcessingCase:
         return int(_true_count(int(self.known_count), self.true_count))
 
     def _prior(self, prior_label: str | None) -> float:
-        return float(self.priors[single_block._prior_label(self.priors, prior_label)])
+        return float(self.priors[prior_label_of(self.priors, prior_label)])
 
     def _scenario(self) -> dict:
         return {

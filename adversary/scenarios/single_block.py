@@ -45,6 +45,7 @@ from ..distributions.noise_release import NoiseRelease
 from ..noise import discrete_gaussian
 from ..noise.mechanisms import NoiseMechanism
 from ..risk.measures import MarginalMeasures
+from ..risk.measures import prior_label as prior_label_of
 from ..risk.releases import DEFAULT_TAIL_MASS, expectation_over_noise, expectation_over_table
 from ._mechanism import impossible_release_error, log_ratio, noise_table, resolve, support_points
 
@@ -364,7 +365,7 @@ class SingleBlockCase:
 
     def model(self, prior_label: str | None = None) -> pm.Model:
         """The PyMC model of the attack given ``observed_release``, under one prior."""
-        p = self.priors[_prior_label(self.priors, prior_label)]
+        p = self.priors[prior_label_of(self.priors, prior_label)]
         return model(
             self.observed_release,
             p,
@@ -378,7 +379,7 @@ class SingleBlockCase:
         self, prior_label: str | None = None, tail_mass: float = DEFAULT_TAIL_MASS
     ) -> MarginalMeasures:
         """(3.3), (3.4) and (3.6) for the case's truth under one prior; error ≤ ``tail_mass``."""
-        p = self.priors[_prior_label(self.priors, prior_label)]
+        p = self.priors[prior_label_of(self.priors, prior_label)]
         args = (p, self.rho, self.known_count, self.true_count, self.convention)
         post = float(marginal_posterior(*args, tail_mass=tail_mass, mechanism=self.mechanism))
         prior_of_truth = p if self.truth == self.known_count + 1 else 1.0 - p
@@ -399,12 +400,3 @@ class SingleBlockCase:
             error_bound=omitted,
             details={"cutoff": cutoff},
         )
-
-
-def _prior_label(priors: dict, label: str | None) -> str:
-    """``label`` checked against ``priors`` (default: the first)."""
-    if label is None:
-        return next(iter(priors))
-    if label not in priors:
-        raise ValueError(f"prior must be one of {', '.join(priors)}; got {label!r}")
-    return label

@@ -66,6 +66,7 @@ from .._validation import as_counts, as_integers, as_positive, as_probability
 from ..noise import discrete_gaussian, noise_variance
 from ..noise.mechanisms import NoiseMechanism
 from ..risk.measures import MarginalMeasures
+from ..risk.measures import prior_label as prior_label_of
 from ..risk.releases import DEFAULT_TAIL_MASS
 from ._mechanism import (
     impossible_release_error,
@@ -1135,7 +1136,7 @@ class UnknownAttributeCase:
 
     def prior_vector(self, prior_label: str | None = None) -> np.ndarray:
         """π under one prior (default: the first)."""
-        return np.array(self.priors[_prior_label(self.priors, prior_label)])
+        return np.array(self.priors[prior_label_of(self.priors, prior_label)])
 
     def _observed(self) -> np.ndarray:
         if self.observed_releases is None:
@@ -1238,12 +1239,3 @@ def _released_index(category, n_categories: int, name: str) -> int:
             f"got {category!r}"
         )
     return int(category)
-
-
-def _prior_label(priors: dict, label: str | None) -> str:
-    """``label`` checked against ``priors`` (default: the first)."""
-    if label is None:
-        return next(iter(priors))
-    if label not in priors:
-        raise ValueError(f"prior must be one of {', '.join(priors)}; got {label!r}")
-    return label
