@@ -118,6 +118,28 @@ def _tail(masses: np.ndarray, at_start: bool) -> float:
     return float(edge * r / (1.0 - r))
 
 
+def open_window(auto: dict, label: str, current, lo, hi) -> tuple[int, int, bool, bool]:
+    """Fill the open sides of a latent's range from its automatic window.
+
+    ``auto[label]`` is a window ``[low, high]`` that starts as ``current ± 8``
+    (clamped into the bounds that exist) and that callers grow until the
+    omitted mass is small. Returns the range and which sides were open.
+    """
+    if label not in auto:
+        centre = int(current)
+        centre = centre if lo is None else max(centre, lo)
+        centre = centre if hi is None else min(centre, hi)
+        auto[label] = [centre - 8, centre + 8]
+    window = auto[label]
+    low_open, high_open = lo is None, hi is None
+    if low_open:
+        lo = window[0]
+    if high_open:
+        window[1] = max(window[1], lo)
+        hi = window[1]
+    return lo, hi, low_open, high_open
+
+
 def enumerate(  # the public name asked for; shadows the builtin in this module only
     model=None,
     *,
@@ -202,19 +224,9 @@ def enumerate(  # the public name asked for; shadows the builtin in this module 
                         sides.add("stated-high")
                     lo, hi = stated[label]
                 elif lo is None or hi is None:
-                    if label not in auto:
-                        centre = int(current[k])
-                        centre = centre if lo is None else max(centre, lo)
-                        centre = centre if hi is None else min(centre, hi)
-                        auto[label] = [centre - 8, centre + 8]
-                    window = auto[label]
-                    if lo is None:
-                        lo = window[0]
-                        sides.add("auto-low")
-                    if hi is None:
-                        window[1] = max(window[1], lo)
-                        hi = window[1]
-                        sides.add("auto-high")
+                    lo, hi, low_open, high_open = open_window(auto, label, current[k], lo, hi)
+                    sides |= {"auto-low"} if low_open else set()
+                    sides |= {"auto-high"} if high_open else set()
                 if hi < lo:
                     raise ValueError(f"model: the support of {label!r} is empty ({lo}..{hi})")
                 ranges[label] = (int(lo), int(hi))

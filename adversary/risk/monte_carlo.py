@@ -100,6 +100,7 @@ from .._validation import as_integers, as_probability
 from ..distributions.support import support_bounds
 from ..inference import assign_steps, event_indicator, marginal_pmf, posterior_probability
 from ..inference import sample as mcmc_sample
+from ..inference.enumeration import open_window
 from .measures import MarginalMeasures
 
 __all__ = ["ReleasePosteriors", "monte_carlo_measures", "release_posteriors", "simulate_releases"]
@@ -449,19 +450,9 @@ class _Grid:
             for k, label in builtins.enumerate(self.labels[v.name]):
                 lo, hi, sides = lows[k], highs[k], set()
                 if lo is None or hi is None:
-                    if label not in auto:
-                        c = int(current[k])
-                        c = c if lo is None else max(c, lo)
-                        c = c if hi is None else min(c, hi)
-                        auto[label] = [c - 8, c + 8]
-                    window = auto[label]
-                    if lo is None:
-                        lo = window[0]
-                        sides.add("low")
-                    if hi is None:
-                        window[1] = max(window[1], lo)
-                        hi = window[1]
-                        sides.add("high")
+                    lo, hi, low_open, high_open = open_window(auto, label, current[k], lo, hi)
+                    sides |= {"low"} if low_open else set()
+                    sides |= {"high"} if high_open else set()
                 if hi < lo:
                     raise ValueError(f"model: the support of {label!r} is empty ({lo}..{hi})")
                 ranges[label] = (int(lo), int(hi))
