@@ -405,3 +405,32 @@ def _symmetric_log_normaliser(log_weights_nonnegative: np.ndarray) -> float:
     top = float(log_weights_nonnegative.max())
     w = np.exp(log_weights_nonnegative - top)
     return top + math.log(w[0] + 2.0 * math.fsum(w[1:]))
+
+
+class _SymmetricBoundedNoise(_FiniteSupportNoise):
+    """Noise on ``{-bound, …, bound}`` with ``P[Z = z] ∝ exp(w(|z|))``.
+
+    Subclasses give the field ``bound`` and ``_log_weights`` = ``w(0), …, w(bound)``.
+    """
+
+    bound: int
+
+    @property
+    @abstractmethod
+    def _log_weights(self) -> np.ndarray: ...
+
+    @property
+    def _lower(self) -> int:
+        return -self.bound
+
+    @property
+    def _upper(self) -> int:
+        return self.bound
+
+    @cached_property
+    def _probabilities(self) -> np.ndarray:
+        return _symmetric_table(self._log_weights)
+
+    @cached_property
+    def _log_normaliser(self) -> float:
+        return _symmetric_log_normaliser(self._log_weights)

@@ -18,12 +18,10 @@ from ..exact_sampling import (
 from .base import (
     MAX_BOUND,
     _draw,
-    _FiniteSupportNoise,
     _make_uniform_below,
     _scalar_integer,
     _scalar_positive,
-    _symmetric_log_normaliser,
-    _symmetric_table,
+    _SymmetricBoundedNoise,
 )
 
 __all__ = ["CellKeyNoise", "cell_key_max_variance"]
@@ -43,7 +41,7 @@ def _cell_key_variance(mu: float, bound: int) -> float:
 
 
 @dataclass(frozen=True)
-class CellKeyNoise(_FiniteSupportNoise):
+class CellKeyNoise(_SymmetricBoundedNoise):
     """The cell-key method's maximum-entropy p-table for variance V and bound E.
 
     Bach (2020), Sec. 3.2 and footnote 15: the p-table generator recommended
@@ -140,26 +138,10 @@ class CellKeyNoise(_FiniteSupportNoise):
     def label(self) -> str:
         return f"cell key (V={self.target_variance:.6g}, E={self.bound})"
 
-    @property
-    def _lower(self) -> int:
-        return -self.bound
-
-    @property
-    def _upper(self) -> int:
-        return self.bound
-
     @cached_property
     def _log_weights(self) -> np.ndarray:
         k = np.arange(self.bound + 1, dtype=np.float64)
         return -self.multiplier * k * k
-
-    @cached_property
-    def _probabilities(self) -> np.ndarray:
-        return _symmetric_table(self._log_weights)
-
-    @cached_property
-    def _log_normaliser(self) -> float:
-        return _symmetric_log_normaliser(self._log_weights)
 
     def logpmf(self, z):
         z = as_integers(z, "z")

@@ -18,20 +18,18 @@ from .base import (
     MAX_BOUND,
     MAX_SCALE,
     _draw,
-    _FiniteSupportNoise,
     _make_laplace_draw,
     _make_uniform_below,
     _scalar_integer,
     _scalar_positive,
-    _symmetric_log_normaliser,
-    _symmetric_table,
+    _SymmetricBoundedNoise,
 )
 
 __all__ = ["TruncatedGeometricNoise"]
 
 
 @dataclass(frozen=True)
-class TruncatedGeometricNoise(_FiniteSupportNoise):
+class TruncatedGeometricNoise(_SymmetricBoundedNoise):
     """The two-sided geometric truncated to ``{-E, …, E}``: ``P[Z = z] ∝ exp(-|z|/b)``, ``|z| ≤ E``.
 
     Normaliser ``Σ_{|z|≤E} q^{|z|} = (1 + q - 2q^{E+1})/(1 - q)``, ``q = e^{-1/b}``.
@@ -107,25 +105,9 @@ class TruncatedGeometricNoise(_FiniteSupportNoise):
     def label(self) -> str:
         return f"truncated geometric (scale={self.scale:.6g}, E={self.bound})"
 
-    @property
-    def _lower(self) -> int:
-        return -self.bound
-
-    @property
-    def _upper(self) -> int:
-        return self.bound
-
     @cached_property
     def _log_weights(self) -> np.ndarray:
         return -np.arange(self.bound + 1, dtype=np.float64) / self.scale
-
-    @cached_property
-    def _probabilities(self) -> np.ndarray:
-        return _symmetric_table(self._log_weights)
-
-    @cached_property
-    def _log_normaliser(self) -> float:
-        return _symmetric_log_normaliser(self._log_weights)
 
     def logpmf(self, z):
         z = as_integers(z, "z")
