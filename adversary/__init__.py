@@ -28,11 +28,11 @@ _LAZY = {
     "enumerate": "adversary.inference",
     "posterior_probability": "adversary.inference",
     "marginal_pmf": "adversary.inference",
-    "sweep": "adversary.risk.compare",
-    "compare_priors": "adversary.risk.compare",
-    "to_table": "adversary.risk.compare",
-    "monte_carlo_measures": "adversary.risk.monte_carlo",
-    "choose_rho": "adversary.risk.choose_rho",
+    "sweep": "adversary.analyses.compare",
+    "compare_priors": "adversary.analyses.compare",
+    "to_table": "adversary.analyses.compare",
+    "monte_carlo_measures": "adversary.measures.monte_carlo",
+    "choose_rho": "adversary.analyses.choose_rho",
 }
 
 __all__ = ["__version__", *sorted(_LAZY)]

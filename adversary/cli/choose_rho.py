@@ -6,7 +6,7 @@ Loads the ``CASE`` a model file declares (a shipped case name such as
 such that the marginal risk (``--max-risk R``, R > 1) or the probability of a
 correct decision (``--max-correct-decision Q``, 0 < Q < 1) stays at or below
 the threshold for every selected prior (``--prior``, repeatable; default all)
-and every ρ' up to it, by :func:`adversary.risk.choose_rho.choose_rho`: a log
+and every ρ' up to it, by :func:`adversary.analyses.choose_rho.choose_rho`: a log
 grid scan from ``--rho-min`` to ``--rho-max``, refined over the last decade
 below the first violation, then bisection to a relative ``--tolerance``. Each
 measure counts with its error bound added. The ε of (ε, δ)-DP that the ρ
@@ -32,9 +32,9 @@ import json
 import sys
 
 from ..accounting import Conversion
+from ..analyses.choose_rho import choose_rho
 from ..budget import DEFAULT_DELTA
 from ..model_files import load_case
-from ..risk.choose_rho import choose_rho
 
 _LABELS = {
     "marginal_risk": "marginal risk",

@@ -29,10 +29,10 @@ import argparse
 import json
 from pathlib import Path
 
+from ..measures.releases import DEFAULT_TAIL_MASS
 from ..model_files import load_case
 from ..plots.single_block import save_figures
 from ..reports.single_block import marginal_table, release_table
-from ..risk.releases import DEFAULT_TAIL_MASS
 
 
 def register(subparsers) -> None:

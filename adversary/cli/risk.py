@@ -45,9 +45,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..analyses.compare import MEASURES, sweep, to_table
 from ..model_files import load_case
 from ..plots.compare import risk_curves_figure
-from ..risk.compare import MEASURES, sweep, to_table
 
 _SPACES = {"geomspace": np.geomspace, "linspace": np.linspace}
 

@@ -10,7 +10,7 @@
   of a correct decision (3.6), the marginal posterior (3.3) and the marginal
   risk (3.4) of a :class:`~adversary.scenarios.block_group_case.BlockGroupCase`
   for every true block-group count ``x2`` (and every ``ρ2``), from
-  :func:`adversary.risk.compare.sweep`.
+  :func:`adversary.analyses.compare.sweep`.
 - :func:`correct_decision_by_x2_figure` — Figure 5: the probability of a
   correct decision against the true ``x2``, with the block group and without it.
 - :func:`correct_decision_by_rho2_figure` — Figure 6: the same against ``ρ2``
@@ -27,7 +27,7 @@ import numpy as np
 import xarray as xr
 from matplotlib.figure import Figure
 
-from ..risk.compare import sweep
+from ..analyses.compare import sweep
 from .compare import decision_map_figure
 
 __all__ = [
@@ -116,14 +116,14 @@ def hierarchy_sweep(
     (3.3), marginal risk (3.4) and probability of a correct decision (3.6) is
     summed exactly over the releases by
     :meth:`~adversary.scenarios.block_group_case.BlockGroupCase.marginal_measures`,
-    through :func:`adversary.risk.compare.sweep`.
+    through :func:`adversary.analyses.compare.sweep`.
 
     Returns
     -------
     xarray.Dataset
         Dimensions ``x2`` and, if given, ``rho2`` and ``x2_prior`` (labelled
         by the keys of ``x2_priors``), in that order before ``x2``; the
-        variables of :func:`~adversary.risk.compare.sweep` at the one prior
+        variables of :func:`~adversary.analyses.compare.sweep` at the one prior
         ``prior_label`` (default: the case's first), and the scalar
         ``correct_decision_probability_without_hierarchy`` (3.6) of the
         single block, which depends on neither ``x2``, ``ρ2`` nor the prior

@@ -1,11 +1,11 @@
 """Figures comparing one scenario across priors and parameters.
 
-- :func:`risk_curves_figure` — a :func:`~adversary.risk.compare.sweep`
+- :func:`risk_curves_figure` — a :func:`~adversary.analyses.compare.sweep`
   Dataset as curves: one line per prior against the swept parameter, panels
   for the marginal posterior (3.3), the marginal risk (3.4) and the
   probability of a correct decision (3.6);
 - :func:`prior_sensitivity_figure` — the adversary's posterior of the target
-  under each prior (:func:`~adversary.risk.compare.compare_priors`), with
+  under each prior (:func:`~adversary.analyses.compare.compare_priors`), with
   ±2 MCSE error bars when sampled;
 - :func:`prior_forest`, :func:`prior_dist` — ArviZ's forest and ECDF plots of
   sampled comparisons (ArviZ ``PlotCollection``; ``.savefig``);
@@ -26,7 +26,7 @@ from matplotlib.colors import BoundaryNorm, ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from ..risk.compare import SampledComparison
+from ..analyses.compare import SampledComparison
 
 __all__ = [
     "decision_map_figure",
@@ -86,7 +86,7 @@ def risk_curves_figure(dataset: xr.Dataset, x: str | None = None, measures=None)
     the risk axis when the risks do; the case's own value of ``x`` is marked.
     """
     if not isinstance(dataset, xr.Dataset) or "prior" not in dataset.dims:
-        raise TypeError("dataset must be a Dataset from adversary.risk.compare.sweep")
+        raise TypeError("dataset must be a Dataset from adversary.analyses.compare.sweep")
     swept = [d for d in dataset["marginal_posterior"].dims if d != "prior"]
     if x is None:
         if not swept:
@@ -155,7 +155,7 @@ def _comparison(result) -> tuple[xr.Dataset, bool]:
 def prior_sensitivity_figure(result, exact: xr.Dataset | None = None, variable=None) -> Figure:
     """The adversary's posterior of the target under each prior, beside the prior.
 
-    ``result`` is a :func:`~adversary.risk.compare.compare_priors` result
+    ``result`` is a :func:`~adversary.analyses.compare.compare_priors` result
     (exact Dataset or :class:`SampledComparison`: points with ±2 MCSE bars);
     ``exact`` optionally overlays an exact result as crosses. ``variable``
     defaults to ``posterior_of_truth`` (a sweep Dataset without swept

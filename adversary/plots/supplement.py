@@ -2,7 +2,7 @@
 
 Each function draws one figure from numbers the package has computed (the
 Datasets of :func:`adversary.scenarios.multi_level.marginal_by_levels`,
-:func:`adversary.risk.sequential.marginal_by_releases`,
+:func:`adversary.analyses.sequential.marginal_by_releases`,
 :func:`adversary.scenarios.post_processing.marginal_by_x2_tilde` and
 :func:`~adversary.scenarios.post_processing.marginal_by_rho`, or the exact
 pmfs of :mod:`adversary.noise`) and returns a :class:`matplotlib.figure.Figure`
@@ -231,10 +231,10 @@ def sequential_releases_figure(curve: xr.Dataset, sequence, joint_risks=None) ->
     """S5: the marginal total risk of m releases against m, and the product identity (S5.7)–(S5.8).
 
     Left: ``marginal_risk`` of ``curve``
-    (:func:`adversary.risk.sequential.marginal_by_releases`, the expectation of
+    (:func:`adversary.analyses.sequential.marginal_by_releases`, the expectation of
     the total risk (S5.8) over releases from the truth) against m, one line per
     prior. Right: one realised sequence (``sequence``, a
-    :class:`~adversary.risk.sequential.SequentialRisk` whose leading axis is
+    :class:`~adversary.analyses.sequential.SequentialRisk` whose leading axis is
     the priors of ``curve``): the conditional risks (S5.2) of each release
     (dotted), their running product, the total risk (S5.7)–(S5.8) (solid), and,
     if given, ``joint_risks`` (same shape), the risk (S5.5) of one look at

@@ -18,9 +18,9 @@ import numpy as np
 
 from .._validation import as_positive, as_probability
 from ..budget import DEFAULT_PRESET, get_preset
+from ..measures.releases import DEFAULT_TAIL_MASS
 from ..model_files import load_module
 from ..noise.conventions import as_convention
-from ..risk.releases import DEFAULT_TAIL_MASS
 from ..scenarios.block_group import SUM_NOISE_CHOICES
 from ..scenarios.block_group_prior import BlockGroupPrior, improper_uniform
 

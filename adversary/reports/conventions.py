@@ -32,7 +32,7 @@ Each row is the shipped case (:func:`adversary.model_files.load_case`) with
 its ρ taken from the budget ``preset`` (default: ρ = 2.56 as published, which
 the shipped cases use) and ``convention`` set to ``"paper"`` or ``"das"``
 (:func:`headline_cases`); S5 is two releases of the Dare County count at the
-block ρ each (:func:`adversary.risk.sequential.marginals`). Every value is
+block ρ each (:func:`adversary.analyses.sequential.marginals`). Every value is
 computed exactly, within the error bound its scenario states (at most
 ``tail_mass``, plus the grid term of the S1.3 and unknown-attribute sums,
 about 5e-10 at the default ``grid_width``).
@@ -46,10 +46,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from ..analyses import sequential
 from ..budget import DEFAULT_PRESET, get_preset
+from ..measures.releases import DEFAULT_TAIL_MASS
 from ..model_files import load_case
-from ..risk import sequential
-from ..risk.releases import DEFAULT_TAIL_MASS
 from ..scenarios.block_group_prior import bounded_uniform, improper_uniform
 from ..scenarios.multi_level import DEFAULT_GRID_WIDTH, rhos_2020
 

@@ -45,12 +45,12 @@ from .._validation import as_counts, as_integers, as_probability
 from ..distributions import BernoulliCount, DiscreteGaussian
 from ..distributions.noise_release import NoiseRelease
 from ..distributions.tabulated_noise import TabulatedNoise
+from ..measures.noise import as_mechanism
+from ..measures.releases import DEFAULT_TAIL_MASS
 from ..noise import discrete_gaussian, noise_variance
 from ..noise.finite_pmf import FinitePmf
 from ..noise.mechanisms import DiscreteGaussianNoise, NoiseMechanism
 from ..noise.sums import sum_of_discrete_gaussians
-from ..risk.releases import DEFAULT_TAIL_MASS
-from ._mechanism import as_mechanism
 from .block_group_prior import BlockGroupPrior, improper_uniform
 
 __all__ = [

@@ -2,7 +2,7 @@
 
 :class:`BlockGroupCase` ties the exact posterior (:mod:`.block_group`), the
 release-grid measures (:mod:`.block_group_releases`) and the PyMC model of one
-case together, and implements :class:`~adversary.risk.measures.RiskCase`.
+case together, and implements :class:`~adversary.measures.marginal.RiskCase`.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import pymc as pm
 import xarray as xr
 
 from .._validation import as_counts, as_probability
+from ..measures.marginal import MarginalMeasures
+from ..measures.marginal import prior_label as prior_label_of
+from ..measures.releases import DEFAULT_TAIL_MASS
 from ..noise.mechanisms import NoiseMechanism
-from ..risk.measures import MarginalMeasures
-from ..risk.measures import prior_label as prior_label_of
-from ..risk.releases import DEFAULT_TAIL_MASS
 from .block_group import (
     _mechanism_pair,
     _validated_releases,

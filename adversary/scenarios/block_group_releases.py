@@ -40,10 +40,10 @@ import xarray as xr
 from scipy import special
 
 from .._validation import as_counts, as_probability
+from ..measures.noise import log_ratio
+from ..measures.releases import DEFAULT_TAIL_MASS
 from ..noise import discrete_gaussian
 from ..noise.finite_pmf import FinitePmf
-from ..risk.releases import DEFAULT_TAIL_MASS
-from ._mechanism import log_ratio
 from .block_group import (
     BlockGroupNoise,
     _validated_x2_prior,

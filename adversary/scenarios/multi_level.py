@@ -49,12 +49,9 @@ from scipy import special
 
 from .._validation import as_counts, as_integers, as_positive, as_probability
 from ..budget import DEFAULT_PRESET, get_preset
-from ..noise import discrete_gaussian, noise_variance
-from ..noise.mechanisms import NoiseMechanism
-from ..risk.measures import MarginalMeasures
-from ..risk.measures import prior_label as prior_label_of
-from ..risk.releases import DEFAULT_TAIL_MASS
-from ._mechanism import (
+from ..measures.marginal import MarginalMeasures
+from ..measures.marginal import prior_label as prior_label_of
+from ..measures.noise import (
     impossible_release_error,
     log_ratio,
     mechanism_tuple,
@@ -62,6 +59,9 @@ from ._mechanism import (
     resolve_many,
     support_points,
 )
+from ..measures.releases import DEFAULT_TAIL_MASS
+from ..noise import discrete_gaussian, noise_variance
+from ..noise.mechanisms import NoiseMechanism
 
 __all__ = [
     "DEFAULT_GRID_WIDTH",
@@ -727,7 +727,7 @@ def marginals(
     floating rounding of 0 (``8(ℓ+2)·eps`` times the largest possible size of
     the sum) are taken as ties and go to ``m_1 + 1``, as :func:`decision` does:
     exact ties occur when the ρ_i are commensurate (e.g. repeated releases with
-    one ρ and p = 1/2, :mod:`adversary.risk.sequential`), and their float sums
+    one ρ and p = 1/2, :mod:`adversary.analyses.sequential`), and their float sums
     need not be exactly 0. Should a group exceed 2²² points, the
     grid above brackets it instead: ``|L_h - L| ≤ ℓh`` gives
     ``P[L_h > t + ℓh] ≤ P[L ≥ t] ≤ P[L_h ≥ t - ℓh] + ε``; the midpoint is
@@ -953,7 +953,7 @@ def model(releases, prior, rhos=None, known_counts=None, convention="paper", *, 
 class MultiLevelCase:
     """A concrete ℓ-level attack (S1.3): ρ per level, priors, truth and observed releases.
 
-    Implements :class:`~adversary.risk.measures.RiskCase`. ``rhos`` holds ρ of
+    Implements :class:`~adversary.measures.marginal.RiskCase`. ``rhos`` holds ρ of
     every level the case knows of, lowest (the block) first; ``levels`` is
     how many of them the target is unique at and the adversary uses (the
     first ``levels``; default all), so the S1.3 curve over ℓ is a sweep of

@@ -42,12 +42,18 @@ from scipy import special
 from .._validation import as_counts, as_integers, as_probability
 from ..distributions import BernoulliCount, DiscreteGaussian
 from ..distributions.noise_release import NoiseRelease
+from ..measures.marginal import MarginalMeasures
+from ..measures.marginal import prior_label as prior_label_of
+from ..measures.noise import (
+    impossible_release_error,
+    log_ratio,
+    noise_table,
+    resolve,
+    support_points,
+)
+from ..measures.releases import DEFAULT_TAIL_MASS, expectation_over_noise, expectation_over_table
 from ..noise import discrete_gaussian
 from ..noise.mechanisms import NoiseMechanism
-from ..risk.measures import MarginalMeasures
-from ..risk.measures import prior_label as prior_label_of
-from ..risk.releases import DEFAULT_TAIL_MASS, expectation_over_noise, expectation_over_table
-from ._mechanism import impossible_release_error, log_ratio, noise_table, resolve, support_points
 
 __all__ = [
     "SingleBlockCase",

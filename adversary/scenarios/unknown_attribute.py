@@ -63,12 +63,9 @@ import numpy as np
 from scipy import special
 
 from .._validation import as_counts, as_integers, as_positive, as_probability
-from ..noise import discrete_gaussian, noise_variance
-from ..noise.mechanisms import NoiseMechanism
-from ..risk.measures import MarginalMeasures
-from ..risk.measures import prior_label as prior_label_of
-from ..risk.releases import DEFAULT_TAIL_MASS
-from ._mechanism import (
+from ..measures.marginal import MarginalMeasures
+from ..measures.marginal import prior_label as prior_label_of
+from ..measures.noise import (
     impossible_release_error,
     log_ratio,
     mechanism_tuple,
@@ -76,6 +73,9 @@ from ._mechanism import (
     resolve_many,
     support_points,
 )
+from ..measures.releases import DEFAULT_TAIL_MASS
+from ..noise import discrete_gaussian, noise_variance
+from ..noise.mechanisms import NoiseMechanism
 
 __all__ = [
     "DEFAULT_GRID_WIDTH",
@@ -1001,7 +1001,7 @@ def _category_names(categories, n_categories: int) -> tuple[str, ...]:
 class UnknownAttributeCase:
     """A concrete unknown-attribute attack: categories, known counts, priors, ρ, truth, releases.
 
-    Implements :class:`~adversary.risk.measures.RiskCase`. ``categories`` names
+    Implements :class:`~adversary.measures.marginal.RiskCase`. ``categories`` names
     the K values of the unknown variable (in the order that breaks ties);
     ``known_counts`` are ``m_1..m_K``, the others in the K cells; ``priors``
     maps a label to the adversary's π, either a sequence in category order or a

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from adversary.analyses.choose_rho import choose_rho
 from adversary.cli import SUBCOMMAND_MODULES, main
 from adversary.model_files import load_case
-from adversary.risk.choose_rho import choose_rho
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 

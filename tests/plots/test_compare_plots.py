@@ -5,6 +5,7 @@ import pytest
 import xarray as xr
 from matplotlib.figure import Figure
 
+from adversary.analyses.compare import compare_priors, sweep
 from adversary.model_files import load_case
 from adversary.plots.compare import (
     decision_map_figure,
@@ -13,7 +14,6 @@ from adversary.plots.compare import (
     prior_sensitivity_figure,
     risk_curves_figure,
 )
-from adversary.risk.compare import compare_priors, sweep
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

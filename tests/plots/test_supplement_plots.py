@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
+from adversary.analyses import sequential
 from adversary.plots import supplement
-from adversary.risk import sequential
 from adversary.scenarios import multi_level, post_processing
 
 PRIORS = [1 / 2, 1 / 10, 1 / 864]

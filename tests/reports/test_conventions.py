@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from adversary.analyses import sequential
 from adversary.budget import get_preset
 from adversary.reports.conventions import SCENARIOS, convention_table, headline_cases
-from adversary.risk import sequential
 from adversary.scenarios import multi_level as ml
 from adversary.scenarios import post_processing as pp
 from adversary.scenarios import single_block as sb

@@ -368,7 +368,7 @@ CASE = ml.MultiLevelCase(
 
 
 def test_case_is_a_risk_case_whose_measures_are_the_marginals():
-    from adversary.risk.measures import RiskCase
+    from adversary.measures.marginal import RiskCase
 
     assert isinstance(CASE, RiskCase)
     for label, p in CASE.priors.items():

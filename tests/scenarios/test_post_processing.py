@@ -604,7 +604,7 @@ CASE = pp.PostProcessingCase(
 
 
 def test_case_is_a_risk_case_whose_measures_are_the_functions():
-    from adversary.risk.measures import RiskCase
+    from adversary.measures.marginal import RiskCase
 
     assert isinstance(CASE, RiskCase)
     assert CASE.truth == 1

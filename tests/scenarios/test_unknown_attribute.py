@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from adversary import inference
+from adversary.measures.marginal import RiskCase
 from adversary.model_files import load_case
 from adversary.noise import discrete_gaussian, noise_variance
-from adversary.risk.measures import RiskCase
 from adversary.scenarios import multi_level as ml
 from adversary.scenarios import single_block as sb
 from adversary.scenarios import unknown_attribute as ua

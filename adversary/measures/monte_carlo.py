@@ -101,7 +101,7 @@ from ..distributions.support import support_bounds
 from ..inference import assign_steps, event_indicator, marginal_pmf, posterior_probability
 from ..inference import sample as mcmc_sample
 from ..inference.enumeration import open_window
-from .measures import MarginalMeasures
+from .marginal import MarginalMeasures
 
 __all__ = ["ReleasePosteriors", "monte_carlo_measures", "release_posteriors", "simulate_releases"]
 

@@ -1,7 +1,7 @@
 """Choosing a budget: the largest ρ that keeps a risk measure below a threshold for every prior.
 
 The data holder's inverse question (issue 6, point 4): given a case (any
-:class:`~adversary.risk.measures.RiskCase` whose ρ is a field), a set of the
+:class:`~adversary.measures.marginal.RiskCase` whose ρ is a field), a set of the
 adversary's priors, a measure — the marginal risk (3.4) or the probability
 of a correct decision (3.6) — and a threshold, find the largest ρ of one
 release (one field, the others held) such that the measure stays at or below
@@ -40,7 +40,7 @@ narrower than the coarse spacing (12 %) can be missed, as can anything below
 ``rho_min`` (where both measures tend to their no-release values).
 
 **Conservative comparisons.** A measure satisfies the threshold when its value
-*plus its stated error bound* (from :class:`~adversary.risk.measures.MarginalMeasures`:
+*plus its stated error bound* (from :class:`~adversary.measures.marginal.MarginalMeasures`:
 ``error_bound`` for the decision probability, ``error_bound / prior_of_truth`` —
 or ``details["risk_error_bound"]`` — for the marginal risk) is at most the
 threshold; so the reported ρ is safe against the numerical error of the exact

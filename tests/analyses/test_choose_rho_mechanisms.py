@@ -5,6 +5,7 @@ import math
 
 import pytest
 
+from adversary.analyses.choose_rho import choose_rho, measure_at, rho_fields, with_rho
 from adversary.model_files import load_case
 from adversary.noise import (
     CellKeyNoise,
@@ -12,7 +13,6 @@ from adversary.noise import (
     DiscreteLaplaceNoise,
     TruncatedGeometricNoise,
 )
-from adversary.risk.choose_rho import choose_rho, measure_at, rho_fields, with_rho
 from adversary.scenarios import single_block as sb
 from adversary.scenarios.block_group_case import BlockGroupCase
 from adversary.scenarios.multi_level import MultiLevelCase

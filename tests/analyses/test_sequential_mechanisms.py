@@ -6,13 +6,13 @@ import itertools
 import numpy as np
 import pytest
 
+from adversary.analyses import sequential as seq
 from adversary.noise import (
     CellKeyNoise,
     DiscreteGaussianNoise,
     DiscreteLaplaceNoise,
     TruncatedGeometricNoise,
 )
-from adversary.risk import sequential as seq
 from adversary.scenarios.single_block import SingleBlockCase
 
 RHOS = np.array([0.0992, 0.3, 0.05])

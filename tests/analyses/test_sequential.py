@@ -5,8 +5,8 @@ import itertools
 import numpy as np
 import pytest
 
+from adversary.analyses import sequential as sq
 from adversary.noise import discrete_gaussian, noise_variance
-from adversary.risk import sequential as sq
 from adversary.scenarios import multi_level as ml
 from adversary.scenarios import single_block as sb
 

@@ -4,7 +4,7 @@
   (3.6)) of a case for every prior and every combination of case parameters
   (``{"rho": [...]}``, ``{"rho2": [...], "truth": [...]}``): an
   :class:`xarray.Dataset` with a ``prior`` dimension and one dimension per
-  swept parameter. Works for every :class:`~adversary.risk.measures.RiskCase`.
+  swept parameter. Works for every :class:`~adversary.measures.marginal.RiskCase`.
 - :func:`compare_priors` — the adversary's posterior of every latent given the
   case's observed release, under each prior (or each alternative case): exact
   by enumeration (a Dataset) or sampled (:class:`SampledComparison`: ArviZ

@@ -1,4 +1,4 @@
-"""Sweeps and prior comparisons of a case (adversary.risk.compare)."""
+"""Sweeps and prior comparisons of a case (adversary.analyses.compare)."""
 
 import dataclasses
 import time
@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 import xarray as xr
 
+from adversary.analyses import compare
+from adversary.analyses.compare import SampledComparison, compare_priors, sweep, to_table, truth_of
+from adversary.measures.marginal import MarginalMeasures, RiskCase
 from adversary.model_files import load_case
-from adversary.risk import compare
-from adversary.risk.compare import SampledComparison, compare_priors, sweep, to_table, truth_of
-from adversary.risk.measures import MarginalMeasures, RiskCase
 from adversary.scenarios import single_block as sb
 from adversary.scenarios.block_group_prior import point_mass
 

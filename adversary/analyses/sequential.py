@@ -55,16 +55,16 @@ import xarray as xr
 from scipy import special
 
 from .._validation import as_counts, as_integers, as_positive, as_probability
-from ..noise import noise_variance
-from ..scenarios import multi_level, single_block
-from ..scenarios._mechanism import (
+from ..measures.noise import (
     impossible_release_error,
     log_ratio,
     mechanism_label,
     mechanism_tuple,
     resolve_many,
 )
-from .releases import DEFAULT_TAIL_MASS
+from ..measures.releases import DEFAULT_TAIL_MASS
+from ..noise import noise_variance
+from ..scenarios import multi_level, single_block
 
 __all__ = [
     "SequentialRisk",

@@ -14,8 +14,8 @@ import pytest
 from scipy import optimize, special
 
 from adversary.accounting import epsilon_from_zcdp
+from adversary.analyses.choose_rho import choose_rho, measure_at, rho_fields, with_rho
 from adversary.model_files import load_case
-from adversary.risk.choose_rho import choose_rho, measure_at, rho_fields, with_rho
 from adversary.scenarios import single_block as sb
 from adversary.scenarios.single_block import SingleBlockCase
 

@@ -4,9 +4,9 @@ import dataclasses
 
 import pytest
 
+from adversary.measures.monte_carlo import monte_carlo_measures, simulate_releases
 from adversary.model_files import load_case
 from adversary.noise import CellKeyNoise, DiscreteLaplaceNoise
-from adversary.risk.monte_carlo import monte_carlo_measures, simulate_releases
 from adversary.scenarios.multi_level import MultiLevelCase
 
 N_SE = 4.0

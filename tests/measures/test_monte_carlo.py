@@ -19,14 +19,14 @@ import pytest
 
 from adversary import inference
 from adversary.distributions import BernoulliCount, DiscreteGaussian, FinitePmf
-from adversary.model_files import load_case
-from adversary.noise import discrete_gaussian
-from adversary.risk.monte_carlo import (
+from adversary.measures.monte_carlo import (
     ReleasePosteriors,
     monte_carlo_measures,
     release_posteriors,
     simulate_releases,
 )
+from adversary.model_files import load_case
+from adversary.noise import discrete_gaussian
 from adversary.scenarios import block_group
 from adversary.scenarios import single_block as sb
 from adversary.scenarios.block_group_case import BlockGroupCase

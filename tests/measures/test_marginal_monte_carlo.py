@@ -20,8 +20,8 @@ import math
 import numpy as np
 import pytest
 
+from adversary.analyses import sequential as sq
 from adversary.noise import discrete_gaussian, noise_variance
-from adversary.risk import sequential as sq
 from adversary.scenarios import multi_level as ml
 from adversary.scenarios import post_processing as pp
 from adversary.scenarios import single_block as sb
