@@ -1,7 +1,7 @@
 """Choosing a budget: the largest ρ that keeps a risk measure below a threshold for every prior.
 
 The data holder's inverse question (issue 6, point 4): given a case (any
-:class:`~adversary.measures.marginal.RiskCase` whose ρ is a field), a set of the
+:class:`~adversary.measures.protocol.Attack` whose ρ is a field), a set of the
 adversary's priors, a measure — the marginal risk (3.4) or the probability
 of a correct decision (3.6) — and a threshold, find the largest ρ of one
 release (one field, the others held) such that the measure stays at or below
@@ -422,7 +422,7 @@ def choose_rho(
 
     Parameters
     ----------
-    case : RiskCase
+    case : Attack
         A frozen dataclass case (e.g.
         :class:`~adversary.scenarios.single_block.SingleBlockCase`); its other
         fields are held.

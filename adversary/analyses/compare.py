@@ -4,7 +4,7 @@
   (3.6)) of a case for every prior and every combination of case parameters
   (``{"rho": [...]}``, ``{"rho2": [...], "truth": [...]}``): an
   :class:`xarray.Dataset` with a ``prior`` dimension and one dimension per
-  swept parameter. Works for every :class:`~adversary.measures.marginal.RiskCase`.
+  swept parameter. Works for every :class:`~adversary.measures.protocol.Attack`.
 - :func:`compare_priors` — the adversary's posterior of every latent given the
   case's observed release, under each prior (or each alternative case): exact
   by enumeration (a Dataset) or sampled (:class:`SampledComparison`: ArviZ
@@ -72,7 +72,9 @@ def _check_case(case) -> None:
         )
     for attribute in ("priors", "marginal_measures", "model"):
         if not hasattr(case, attribute):
-            raise TypeError(f"case: {type(case).__name__} has no {attribute!r} (not a RiskCase)")
+            raise TypeError(
+                f"case: {type(case).__name__} has no {attribute!r} (not an attack; see adversary.measures.protocol)"
+            )
 
 
 def _is_scalar(value) -> bool:
@@ -244,7 +246,7 @@ def sweep(
 
     Parameters
     ----------
-    case : RiskCase
+    case : Attack
         A scenario case (a frozen dataclass), e.g. ``load_case("dare_county")``.
     over : mapping, optional
         ``{field: values}``: case fields to vary, e.g. ``{"rho": np.geomspace(1e-3, 1e2, 50)}``
@@ -440,7 +442,7 @@ def compare_priors(
 
     Parameters
     ----------
-    case : RiskCase
+    case : Attack
         The scenario; its ``model(prior_label)`` is the adversary's PyMC model.
     priors : mapping, optional
         Default: the case's own priors. ``{label: p}`` — the case with each

@@ -1,19 +1,19 @@
-"""The data holder's risk measures of a case, and the interface every case offers.
+"""The data holder's risk measures of one attack under one prior.
 
 For a known truth, the data holder averages the adversary's posterior over
 every release the mechanism could produce (Kazan & Reiter (3.3)–(3.4)) and asks
-how often the adversary's 0-1 decision (3.5) is right (3.6). Every scenario's
-case class (:class:`~adversary.scenarios.single_block.SingleBlockCase`, …)
-implements :class:`RiskCase`, so sweeps, comparisons and the command line
-treat all scenarios alike.
+how often the adversary's 0-1 decision (3.5) is right (3.6). Every attack
+(:class:`~adversary.measures.protocol.Attack`) returns its measures as
+:class:`MarginalMeasures`, however it computes them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
 
-__all__ = ["MarginalMeasures", "RiskCase", "prior_label"]
+from .decision import DEFAULT_TIE_RULE
+
+__all__ = ["MarginalMeasures"]
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,9 @@ class MarginalMeasures:
     ``error_bound`` bounds the absolute error of ``marginal_posterior`` and
     ``correct_decision_probability`` (from the release probability the sums
     leave out, ``omitted_mass``, plus any stated numerical approximation);
-    ``details`` holds scenario-specific extras (e.g. the cut-offs used).
+    ``details`` holds scenario-specific extras (e.g. the cut-offs used);
+    ``tie_rule`` is how (3.6) counted tied decisions
+    (:mod:`~adversary.measures.decision`).
     """
 
     marginal_posterior: float
@@ -34,6 +36,7 @@ class MarginalMeasures:
     error_bound: float
     method: str = "exact"
     details: dict = field(default_factory=dict)
+    tie_rule: str = DEFAULT_TIE_RULE
 
     def as_dict(self) -> dict:
         return {
@@ -44,31 +47,5 @@ class MarginalMeasures:
             "omitted_mass": self.omitted_mass,
             "error_bound": self.error_bound,
             "method": self.method,
+            "tie_rule": self.tie_rule,
         }
-
-
-@runtime_checkable
-class RiskCase(Protocol):
-    """What a scenario's case offers: a name, labelled priors, a model and its measures.
-
-    Cases are frozen dataclasses; a sweep varies a field with
-    :func:`dataclasses.replace`.
-    """
-
-    name: str
-    priors: dict[str, float]
-
-    def model(self, prior_label: str | None = None):
-        """The adversary's PyMC model given the case's observed releases."""
-
-    def marginal_measures(self, prior_label: str | None = None) -> MarginalMeasures:
-        """The data holder's measures (3.3), (3.4), (3.6) for the case's truth."""
-
-
-def prior_label(priors, label: str | None) -> str:
-    """``label`` checked against a case's labelled ``priors`` (default: the first label)."""
-    if label is None:
-        return next(iter(priors))
-    if label not in priors:
-        raise ValueError(f"prior must be one of {', '.join(priors)}; got {label!r}")
-    return label

@@ -2,7 +2,7 @@
 
 :class:`BlockGroupCase` ties the exact posterior (:mod:`.block_group`), the
 release-grid measures (:mod:`.block_group_releases`) and the PyMC model of one
-case together, and implements :class:`~adversary.measures.marginal.RiskCase`.
+case together, and implements :class:`~adversary.measures.protocol.Attack`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import xarray as xr
 
 from .._validation import as_counts, as_probability
 from ..measures.marginal import MarginalMeasures
-from ..measures.marginal import prior_label as prior_label_of
+from ..measures.protocol import CaseFields
+from ..measures.protocol import prior_label as prior_label_of
 from ..measures.releases import DEFAULT_TAIL_MASS
 from ..noise.mechanisms import NoiseMechanism
 from .block_group import (
@@ -33,7 +34,7 @@ __all__ = ["BlockGroupCase"]
 
 
 @dataclass(frozen=True)
-class BlockGroupCase:
+class BlockGroupCase(CaseFields):
     """A concrete block-group attack: releases seen, priors held, and the truth.
 
     ``releases`` are ``(x1*, x2*, y1*)``; ``truth`` the data holder's
@@ -75,6 +76,16 @@ class BlockGroupCase:
             mechanism=self.mechanism,
         )
         _validated_x2_prior(self.x2_prior)
+
+    @property
+    def target(self) -> str:
+        """The latent of the decision: the block count ``X1``."""
+        return "X1"
+
+    @property
+    def true_latents(self) -> dict[str, int]:
+        """``{"X1": x1, "X2": x2}``: the truth of the model's latents."""
+        return {"X1": int(self.truth[0]), "X2": int(self.truth[1])}
 
     def _arguments(self, prior_label: str | None) -> dict:
         label = prior_label_of(self.priors, prior_label)

@@ -50,7 +50,6 @@ from scipy import special
 from .._validation import as_counts, as_integers, as_positive, as_probability
 from ..budget import DEFAULT_PRESET, get_preset
 from ..measures.marginal import MarginalMeasures
-from ..measures.marginal import prior_label as prior_label_of
 from ..measures.noise import (
     impossible_release_error,
     log_ratio,
@@ -59,6 +58,8 @@ from ..measures.noise import (
     resolve_many,
     support_points,
 )
+from ..measures.protocol import CaseFields
+from ..measures.protocol import prior_label as prior_label_of
 from ..measures.releases import DEFAULT_TAIL_MASS
 from ..noise import discrete_gaussian, noise_variance
 from ..noise.mechanisms import NoiseMechanism
@@ -950,10 +951,10 @@ def model(releases, prior, rhos=None, known_counts=None, convention="paper", *, 
 
 
 @dataclass(frozen=True)
-class MultiLevelCase:
+class MultiLevelCase(CaseFields):
     """A concrete ℓ-level attack (S1.3): ρ per level, priors, truth and observed releases.
 
-    Implements :class:`~adversary.measures.marginal.RiskCase`. ``rhos`` holds ρ of
+    Implements :class:`~adversary.measures.protocol.Attack`. ``rhos`` holds ρ of
     every level the case knows of, lowest (the block) first; ``levels`` is
     how many of them the target is unique at and the adversary uses (the
     first ``levels``; default all), so the S1.3 curve over ℓ is a sweep of
@@ -1053,6 +1054,16 @@ class MultiLevelCase:
     def used_known_counts(self) -> np.ndarray:
         """``m_i`` of the ℓ levels used."""
         return _known_counts(self.known_counts, self._all_levels)[: self.n_levels]
+
+    @property
+    def target(self) -> str:
+        """The latent of the decision: the level-1 count ``X1``."""
+        return "X1"
+
+    @property
+    def true_latents(self) -> dict[str, int]:
+        """``{"X1": x1}``: the truth of the model's latent."""
+        return {"X1": self.truth}
 
     @property
     def truth(self) -> int:

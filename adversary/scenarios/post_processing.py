@@ -42,7 +42,7 @@ The data holder's measures. :func:`marginals` gives the marginal posterior
 (S6.8), the marginal risk and the probability that the adversary's Bayes
 decision from ``x̃1`` (:func:`decision`) is right, each with an error bound;
 :class:`PostProcessingCase` is a concrete case (the
-:class:`~adversary.measures.marginal.RiskCase` interface); :func:`marginal_by_x2_tilde`
+:class:`~adversary.measures.protocol.Attack` interface); :func:`marginal_by_x2_tilde`
 and :func:`marginal_by_rho` are Figure 6's two panels. The decision
 probability is not monotone in ``x̃2``: it swings with the fractional part of
 ``(x̃2 - x2)/(d + 1)`` (at ρ1 ≈ 0.0992, p = 1/2, d = 27: 0.593, 0.647, 0.537,
@@ -92,8 +92,9 @@ from scipy import special
 
 from .._validation import as_counts, as_integers, as_positive, as_probability
 from ..measures.marginal import MarginalMeasures
-from ..measures.marginal import prior_label as prior_label_of
 from ..measures.noise import resolve
+from ..measures.protocol import CaseFields
+from ..measures.protocol import prior_label as prior_label_of
 from ..measures.releases import DEFAULT_TAIL_MASS
 from ..noise import discrete_gaussian, noise_variance
 from ..noise.finite_pmf import FinitePmf
@@ -1253,10 +1254,10 @@ def marginal_by_rho(
 
 
 @dataclass(frozen=True)
-class PostProcessingCase:
+class PostProcessingCase(CaseFields):
     """A concrete S6 attack: the post-processed release seen, priors held, and the truth.
 
-    Implements :class:`~adversary.measures.marginal.RiskCase`. ``rho`` is the
+    Implements :class:`~adversary.measures.protocol.Attack`. ``rho`` is the
     block counts' ρ (``convention`` gives σ²); ``d`` the other blocks of the
     block group; ``x2`` the block-group count the adversary knows; ``x2_tilde``
     the post-processed block-group count; ``priors`` maps a label to
@@ -1298,6 +1299,16 @@ class PostProcessingCase:
         as_probability(list(self.priors.values()), "priors")
         if self.observed_x1_tilde is not None:
             _scalar_count(self.observed_x1_tilde, "observed_x1_tilde")
+
+    @property
+    def target(self) -> str:
+        """The latent of the decision: the block count ``X1``."""
+        return "X1"
+
+    @property
+    def true_latents(self) -> dict[str, int]:
+        """``{"X1": x1}``; the model's noisy counts ``x1_star``, ``y1_star`` have no fixed truth."""
+        return {"X1": self.truth}
 
     @property
     def truth(self) -> int:

@@ -43,7 +43,6 @@ from .._validation import as_counts, as_integers, as_probability
 from ..distributions import BernoulliCount, DiscreteGaussian
 from ..distributions.noise_release import NoiseRelease
 from ..measures.marginal import MarginalMeasures
-from ..measures.marginal import prior_label as prior_label_of
 from ..measures.noise import (
     impossible_release_error,
     log_ratio,
@@ -51,6 +50,8 @@ from ..measures.noise import (
     resolve,
     support_points,
 )
+from ..measures.protocol import CaseFields
+from ..measures.protocol import prior_label as prior_label_of
 from ..measures.releases import DEFAULT_TAIL_MASS, expectation_over_noise, expectation_over_table
 from ..noise import discrete_gaussian
 from ..noise.mechanisms import NoiseMechanism
@@ -331,7 +332,7 @@ def model(release, prior, rho=None, known_count=0, convention="paper", *, mechan
 
 
 @dataclass(frozen=True)
-class SingleBlockCase:
+class SingleBlockCase(CaseFields):
     """A concrete single-block attack: what the adversary knows and sees, and the truth.
 
     ``priors`` maps a label (e.g. ``"1/50"``) to the prior probability ``p``
@@ -359,6 +360,16 @@ class SingleBlockCase:
         resolve(self.rho, self.convention, self.mechanism)
         _true_count(self.known_count, self.true_count)
         as_integers(list(self.releases), "releases")
+
+    @property
+    def target(self) -> str:
+        """The latent of the decision: the target's cell count ``X1``."""
+        return "X1"
+
+    @property
+    def true_latents(self) -> dict[str, int]:
+        """``{"X1": x1}``: the truth of the model's latent."""
+        return {"X1": self.truth}
 
     @property
     def truth(self) -> int:

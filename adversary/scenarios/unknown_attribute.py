@@ -64,7 +64,6 @@ from scipy import special
 
 from .._validation import as_counts, as_integers, as_positive, as_probability
 from ..measures.marginal import MarginalMeasures
-from ..measures.marginal import prior_label as prior_label_of
 from ..measures.noise import (
     impossible_release_error,
     log_ratio,
@@ -73,6 +72,8 @@ from ..measures.noise import (
     resolve_many,
     support_points,
 )
+from ..measures.protocol import CaseFields
+from ..measures.protocol import prior_label as prior_label_of
 from ..measures.releases import DEFAULT_TAIL_MASS
 from ..noise import discrete_gaussian, noise_variance
 from ..noise.mechanisms import NoiseMechanism
@@ -998,10 +999,10 @@ def _category_names(categories, n_categories: int) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
-class UnknownAttributeCase:
+class UnknownAttributeCase(CaseFields):
     """A concrete unknown-attribute attack: categories, known counts, priors, ρ, truth, releases.
 
-    Implements :class:`~adversary.measures.marginal.RiskCase`. ``categories`` names
+    Implements :class:`~adversary.measures.protocol.Attack`. ``categories`` names
     the K values of the unknown variable (in the order that breaks ties);
     ``known_counts`` are ``m_1..m_K``, the others in the K cells; ``priors``
     maps a label to the adversary's π, either a sequence in category order or a
@@ -1121,6 +1122,16 @@ class UnknownAttributeCase:
     def n_categories(self) -> int:
         """K."""
         return len(self.categories)
+
+    @property
+    def target(self) -> str:
+        """The latent of the decision: the target's category index ``C``."""
+        return "C"
+
+    @property
+    def true_latents(self) -> dict[str, int]:
+        """``{"C": index of the true category}``."""
+        return {"C": self.true_index}
 
     @property
     def true_index(self) -> int:

@@ -9,7 +9,8 @@ import xarray as xr
 
 from adversary.analyses import compare
 from adversary.analyses.compare import SampledComparison, compare_priors, sweep, to_table, truth_of
-from adversary.measures.marginal import MarginalMeasures, RiskCase
+from adversary.measures.marginal import MarginalMeasures
+from adversary.measures.protocol import Attack, CaseFields
 from adversary.model_files import load_case
 from adversary.scenarios import single_block as sb
 from adversary.scenarios.block_group_prior import point_mass
@@ -115,13 +116,16 @@ def test_sweep_of_non_scalar_values_labels_them(dare):
 
 
 @dataclasses.dataclass(frozen=True)
-class SlowCase:
-    """A RiskCase whose measures take ``delay`` seconds each."""
+class SlowCase(CaseFields):
+    """An attack whose measures take ``delay`` seconds each."""
 
     name: str
     priors: dict
     delay: float = 0.0
     rho: float = 1.0
+
+    target = "X1"
+    true_latents = None
 
     def model(self, prior_label=None):  # pragma: no cover - not needed here
         raise NotImplementedError
@@ -132,8 +136,8 @@ class SlowCase:
         return MarginalMeasures(p, 1.0, 0.5, p, 0.0, 0.0)
 
 
-def test_slow_case_is_a_risk_case():
-    assert isinstance(SlowCase("slow", {"a": 0.5}), RiskCase)
+def test_slow_case_is_an_attack():
+    assert isinstance(SlowCase("slow", {"a": 0.5}), Attack)
 
 
 def test_progress_bar_appears_for_a_slow_sweep(capsys):

@@ -368,9 +368,9 @@ CASE = ml.MultiLevelCase(
 
 
 def test_case_is_a_risk_case_whose_measures_are_the_marginals():
-    from adversary.measures.marginal import RiskCase
+    from adversary.measures.protocol import Attack
 
-    assert isinstance(CASE, RiskCase)
+    assert isinstance(CASE, Attack)
     for label, p in CASE.priors.items():
         measures = CASE.marginal_measures(label)
         exact = ml.marginals(p, RHOS)

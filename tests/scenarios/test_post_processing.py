@@ -604,9 +604,9 @@ CASE = pp.PostProcessingCase(
 
 
 def test_case_is_a_risk_case_whose_measures_are_the_functions():
-    from adversary.measures.marginal import RiskCase
+    from adversary.measures.protocol import Attack
 
-    assert isinstance(CASE, RiskCase)
+    assert isinstance(CASE, Attack)
     assert CASE.truth == 1
     for label, p in CASE.priors.items():
         measures = CASE.marginal_measures(label)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from adversary import inference
-from adversary.measures.marginal import RiskCase
+from adversary.measures.protocol import Attack
 from adversary.model_files import load_case
 from adversary.noise import discrete_gaussian, noise_variance
 from adversary.scenarios import multi_level as ml
@@ -322,7 +322,7 @@ def _case(**changes):
 
 def test_case_is_a_risk_case_whose_measures_are_the_marginals():
     case = _case()
-    assert isinstance(case, RiskCase)
+    assert isinstance(case, Attack)
     assert case.priors["census"] == (0.8, 0.15, 0.05)  # stored in category order
     assert case.true_index == 2 and case.released_indices == (0, 1, 2)
     measures = case.marginal_measures("census")
