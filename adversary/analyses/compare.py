@@ -73,7 +73,8 @@ def _check_case(case) -> None:
     for attribute in ("priors", "marginal_measures", "model"):
         if not hasattr(case, attribute):
             raise TypeError(
-                f"case: {type(case).__name__} has no {attribute!r} (not an attack; see adversary.measures.protocol)"
+                f"case: {type(case).__name__} has no {attribute!r} "
+                "(not an attack; see adversary.measures.protocol)"
             )
 
 
