@@ -9,11 +9,14 @@ how often the adversary's 0-1 decision (3.5) is right (3.6). Every attack
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .decision import DEFAULT_TIE_RULE
 
-__all__ = ["MarginalMeasures"]
+__all__ = ["MarginalMeasures", "one_measure"]
 
 
 @dataclass(frozen=True)
@@ -49,3 +52,31 @@ class MarginalMeasures:
             "method": self.method,
             "tie_rule": self.tie_rule,
         }
+
+
+def one_measure(marginals: Callable, measure: str, summary: str) -> Callable:
+    """A function returning one field of ``marginals(...)``'s result, with its signature.
+
+    Scenarios compute their marginal measures together in one ``marginals``
+    function; their public ``marginal_posterior``, ``marginal_risk`` and
+    ``correct_decision_probability`` are this, e.g.
+    ``marginal_risk = one_measure(marginals, "marginal_risk", "Marginal risk (3.4)")``.
+    The docstring is ``summary`` and a pointer to ``marginals`` for the arguments.
+    """
+
+    @functools.wraps(marginals)
+    def measure_of(*args, **kwargs):
+        return getattr(marginals(*args, **kwargs), measure)
+
+    measure_of.__name__ = measure_of.__qualname__ = measure
+    del measure_of.__wrapped__  # its signature is the same, but not its return type
+    measure_of.__annotations__ = {
+        k: v for k, v in marginals.__annotations__.items() if k != "return"
+    }
+    measure_of.__signature__ = inspect.signature(marginals).replace(
+        return_annotation=inspect.Signature.empty
+    )
+    measure_of.__doc__ = (
+        f"{summary}: the ``{measure}`` of :func:`{marginals.__name__}`, whose arguments it takes."
+    )
+    return measure_of
