@@ -8,7 +8,7 @@ The public API, by layer (``../shared/DESIGN.md`` section 4):
 - attack scenarios: :mod:`adversary.scenarios` (one module per attack) and
   :func:`load_case` for the case studies in ``models/``;
 - inference: :func:`sample` (exact Gibbs steps for every discrete variable),
-  :func:`enumerate` (exact posterior tables), :func:`posterior_probability`,
+  :func:`enumerate_posterior` (exact posterior tables), :func:`posterior_probability`,
   :func:`marginal_pmf`;
 - risk: :func:`sweep`, :func:`compare_priors`, :func:`monte_carlo_measures`,
   :func:`choose_rho`, and the reproduction report :mod:`adversary.reproduction`.
@@ -25,7 +25,7 @@ _LAZY = {
     "get_preset": "adversary.budget",
     "load_case": "adversary.model_files",
     "sample": "adversary.inference",
-    "enumerate": "adversary.inference",
+    "enumerate_posterior": "adversary.inference",
     "posterior_probability": "adversary.inference",
     "marginal_pmf": "adversary.inference",
     "sweep": "adversary.analyses.compare",

@@ -27,6 +27,6 @@ def test_the_noise_layer_does_not_load_pymc():
 
 def test_top_level_enumerate_matches_the_closed_form():
     case = adversary.load_case("dare_county")
-    table = adversary.enumerate(case.model("1/5"))
+    table = adversary.enumerate_posterior(case.model("1/5"))
     exact = single_block.posterior(case.observed_release, 1 / 5, case.rho)
     assert adversary.posterior_probability(table, {"X1": 1}) == pytest.approx(float(exact))

@@ -80,7 +80,7 @@ def case(request):
 
 
 def test_enumeration_equals_closed_form(case):
-    table = inference.enumerate(case["model"])
+    table = inference.enumerate_posterior(case["model"])
     k = len(case["known"])
     assert table.joint.dims == ("C",)
     np.testing.assert_array_equal(table.joint["C"].values, np.arange(k))
@@ -119,7 +119,7 @@ def test_equidistant_releases_leave_the_prior_unchanged(offset):
     """If every x_k* - m_k is the same, no cell is favoured: the posterior is the prior."""
     known, prior = [4, 0, 9], [0.6, 0.3, 0.1]
     releases = [m + offset for m in known]
-    table = inference.enumerate(cell_attack(known, prior, releases, 0.25))
+    table = inference.enumerate_posterior(cell_attack(known, prior, releases, 0.25))
     np.testing.assert_allclose(table.joint.values, prior, rtol=1e-12)
 
 
@@ -133,8 +133,8 @@ def test_posterior_depends_on_rho_through_the_paper_convention():
         )
         DiscreteGaussian("releases", mu=counts, sigma2=1 / (2 * rho), observed=releases)
     np.testing.assert_allclose(
-        inference.enumerate(by_sigma2).joint.values,
-        inference.enumerate(cell_attack(known, prior, releases, rho)).joint.values,
+        inference.enumerate_posterior(by_sigma2).joint.values,
+        inference.enumerate_posterior(cell_attack(known, prior, releases, rho)).joint.values,
         rtol=1e-12,
     )
 

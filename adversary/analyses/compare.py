@@ -30,8 +30,13 @@ import xarray as xr
 from xarray import DataTree
 
 from .._validation import as_probability
-from ..inference import enumerate as enumerate_model
-from ..inference import event_indicator, marginal_pmf, posterior_probability, sample
+from ..inference import (
+    enumerate_posterior,
+    event_indicator,
+    marginal_pmf,
+    posterior_probability,
+    sample,
+)
 
 __all__ = [
     "MEASURES",
@@ -452,14 +457,14 @@ def compare_priors(
         :class:`~adversary.scenarios.block_group.BlockGroupCase` with another
         ``x2_prior`` (under its first prior unless a label is given).
     method : {"exact", "mcmc"}
-        ``"exact"``: :func:`adversary.inference.enumerate`; ``"mcmc"``:
+        ``"exact"``: :func:`adversary.inference.enumerate_posterior`; ``"mcmc"``:
         :func:`adversary.inference.sample` with the exact Gibbs steps.
     target : str or mapping, optional
         The event whose posterior is reported as ``posterior_of_truth``:
         ``{latent: value}``; a latent name (value: :func:`truth_of`); default
         ``{"X1": truth_of(case)}``, left out if the truth is unknown.
     **kwargs
-        Passed on to ``enumerate`` (e.g. ``tail_mass``, ``truncation``) or to
+        Passed on to ``enumerate_posterior`` (e.g. ``tail_mass``, ``truncation``) or to
         ``sample`` (e.g. ``draws``, ``chains``, ``random_seed``; ``progressbar``
         defaults to False).
 
@@ -485,7 +490,7 @@ def compare_priors(
         targets.append(event)
         model = alternative.model(prior_label)
         if method == "exact":
-            result = enumerate_model(model, **kwargs)
+            result = enumerate_posterior(model, **kwargs)
             latents = list(result.joint.dims)
             pmfs[label] = {f"{n}_posterior": result.marginal(n) for n in latents}
             scalars[label] = {"omitted_mass": xr.DataArray(float(result.omitted_mass))}

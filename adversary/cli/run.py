@@ -20,8 +20,7 @@ import json
 
 import arviz as az
 
-from ..inference import enumerate as enumerate_model
-from ..inference import event_indicator, marginal_pmf, sample
+from ..inference import enumerate_posterior, event_indicator, marginal_pmf, sample
 from ..model_files import load_attack_model
 
 # Values with less posterior mass than this are left out of printed tables.
@@ -47,7 +46,7 @@ def register(subparsers) -> None:
 
 
 def _exact(model) -> dict:
-    result = enumerate_model(model)
+    result = enumerate_posterior(model)
     marginals = {name: result.marginal(name) for name in result.joint.dims}
     return {"marginals": marginals, "omitted_mass": float(result.omitted_mass)}
 

@@ -3,7 +3,7 @@
 :func:`support_bounds` returns ``(lower, upper)`` PyTensor graphs (either may be
 ``None`` for an unbounded side) built from the variable's own parameters, so a
 bound may depend on other random variables (``X2 ≥ X1``). The exact Gibbs
-steps and :func:`adversary.inference.enumerate` use these bounds to choose
+steps and :func:`adversary.inference.enumerate_posterior` use these bounds to choose
 candidate values; the model's log-p remains the authority (values inside the
 bounds may still have log-p ``-inf``).
 

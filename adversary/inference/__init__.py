@@ -3,13 +3,13 @@
 - :func:`sample` — PyMC's sampler with :class:`BoundedGibbs` / :class:`WindowGibbs`
   (exact draws from each discrete variable's full conditional) assigned to
   every discrete variable, a checked and repaired start, ArviZ's DataTree out.
-- :func:`enumerate` — the exact posterior of an all-discrete model as labelled
+- :func:`enumerate_posterior` — the exact posterior of an all-discrete model as labelled
   xarray probability tables.
 - :func:`posterior_probability`, :func:`marginal_pmf`, :func:`event_indicator` —
   the same summaries from either result.
 """
 
-from .enumeration import Enumeration, enumerate
+from .enumeration import Enumeration, enumerate_posterior
 from .sampling import assign_steps, sample
 from .start import is_feasible, repair_start
 from .steps import BoundedGibbs, WindowGibbs
@@ -20,7 +20,7 @@ __all__ = [
     "Enumeration",
     "WindowGibbs",
     "assign_steps",
-    "enumerate",
+    "enumerate_posterior",
     "event_indicator",
     "is_feasible",
     "marginal_pmf",

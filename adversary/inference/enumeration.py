@@ -39,7 +39,7 @@ from ..distributions.support import support_bounds
 from ._conditional import BatchedLogp, is_discrete, one_shot
 from .start import repair_start
 
-__all__ = ["Enumeration", "enumerate"]
+__all__ = ["Enumeration", "enumerate_posterior"]
 
 _MAX_GROWTH_ROUNDS = 64
 _CHUNK = 1 << 18
@@ -140,7 +140,7 @@ def open_window(auto: dict, label: str, current, lo, hi) -> tuple[int, int, bool
     return lo, hi, low_open, high_open
 
 
-def enumerate(  # the public name asked for; shadows the builtin in this module only
+def enumerate_posterior(
     model=None,
     *,
     vars=None,
@@ -186,7 +186,8 @@ def enumerate(  # the public name asked for; shadows the builtin in this module 
     for rv in model.free_RVs:
         if not is_discrete(rv):
             raise TypeError(
-                f"model: enumerate needs discrete latents; {rv.name!r} has dtype {rv.dtype} "
+                f"model: enumerate_posterior needs discrete latents; {rv.name!r} has dtype "
+                f"{rv.dtype} "
                 "(use adversary.inference.sample for models with continuous variables)"
             )
 

@@ -43,7 +43,7 @@ def _posterior(result) -> xr.Dataset:
         return result
     raise TypeError(
         "result must be a sampled DataTree (adversary.inference.sample) or an "
-        f"Enumeration (adversary.inference.enumerate), got {type(result).__name__}"
+        f"Enumeration (adversary.inference.enumerate_posterior), got {type(result).__name__}"
     )
 
 

@@ -639,7 +639,7 @@ class ReleasePosteriors:
     ``event``, the posterior pmf of ``target`` and the estimated posterior mass
     outside the latent grid (unbounded latents get automatic windows, grown
     for all release sets together until every one's estimate is below
-    ``tail_mass``, as :func:`adversary.inference.enumerate` does for one).
+    ``tail_mass``, as :func:`adversary.inference.enumerate_posterior` does for one).
     """
 
     def __init__(self, model=None, *, compile_kwargs: dict | None = None):
@@ -983,7 +983,7 @@ def monte_carlo_measures(
         ``error_bound = se_multiple × max(SE of (3.3), SE of (3.6))`` plus, for
         the exact path, the largest estimated posterior mass outside the grid.
     tail_mass, max_cells :
-        As for :func:`adversary.inference.enumerate` (exact path and prior).
+        As for :func:`adversary.inference.enumerate_posterior` (exact path and prior).
 
     Returns
     -------

@@ -1008,7 +1008,7 @@ def model(
     ``y1* = x̃2 - x̃1``, where ``x̄1 = x̃1`` exactly, so the start is feasible.
 
     Only the approximation (3.7) is modelled (no ``exact_sum``). ``x1_star``
-    and ``y1_star`` are unbounded: :func:`adversary.inference.enumerate` needs
+    and ``y1_star`` are unbounded: :func:`adversary.inference.enumerate_posterior` needs
     stated ranges for them (a dozen standard deviations around both
     hypotheses' centres suffice), and under Gibbs sampling they mix slowly
     when ``x̃1`` is interior (given ``y1*``, the indicator leaves ``x1*`` one or
@@ -1358,7 +1358,7 @@ class PostProcessingCase(CaseFields):
 
     def enumeration_ranges(self, sds: float = 12.0) -> dict[str, tuple[int, int]]:
         """Ranges of the model's ``x1_star`` and ``y1_star`` for
-        :func:`adversary.inference.enumerate`: ``sds`` standard deviations beyond
+        :func:`adversary.inference.enumerate_posterior`: ``sds`` standard deviations beyond
         both hypotheses' centres (12 leave out less than ``e^{-70}`` of each noise).
         """
         m = int(self.known_count)

@@ -44,7 +44,7 @@ def result(bench):
 def test_exact_reference_matches_enumeration_of_the_model(bench, case):
     """The benchmark's reference (the scenario's posterior) equals enumerating its PyMC model."""
     exact = bench.exact_reference(case)
-    table = inference.enumerate(case.model())
+    table = inference.enumerate_posterior(case.model())
     assert exact.p_x1 == pytest.approx(inference.posterior_probability(table, {"X1": 1}), abs=1e-9)
     x2 = table.marginal("X2")
     assert exact.mean_x2 == pytest.approx(float((x2 * x2["X2"]).sum()), abs=1e-9)

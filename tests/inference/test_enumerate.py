@@ -6,8 +6,7 @@ import pytest
 from scipy import stats
 
 from adversary.distributions import BoundedUniform, DiscreteGaussian, ImproperUniform
-from adversary.inference import enumerate as enumerate_posterior
-from adversary.inference import marginal_pmf, posterior_probability
+from adversary.inference import enumerate_posterior, marginal_pmf, posterior_probability
 from adversary.noise import discrete_gaussian as dg
 
 

@@ -11,12 +11,12 @@ from adversary.inference import (
     BoundedGibbs,
     WindowGibbs,
     assign_steps,
+    enumerate_posterior,
     marginal_pmf,
     posterior_probability,
     repair_start,
     sample,
 )
-from adversary.inference import enumerate as enumerate_posterior
 
 FAST = {"draws": 1500, "tune": 100, "chains": 2, "cores": 1, "progressbar": False}
 

@@ -354,7 +354,7 @@ def test_likelihood_in_a_potential_is_refused():
 def test_enumerate_and_monte_carlo_share_semantics_of_events():
     """The exact path evaluates an event on the grid as on draws: same answer as enumerate."""
     model = cell_attack(releases=(3, 1, 1))
-    table = inference.enumerate(model)
+    table = inference.enumerate_posterior(model)
     engine = ReleasePosteriors(model)
     event = lambda v: v["C"] != 0  # noqa: E731
     ours = engine({"releases": np.array([[3, 1, 1]])}, event, "C")

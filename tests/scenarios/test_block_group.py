@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 
-from adversary.inference.enumeration import enumerate as enumerate_model
+from adversary.inference import enumerate_posterior
 from adversary.noise import discrete_gaussian
 from adversary.scenarios import block_group as bg
 from adversary.scenarios import single_block
@@ -92,7 +92,7 @@ def test_exact_sum_noise_matches_an_explicit_convolution():
 )
 def test_pymc_model_enumerates_to_the_exact_posterior(x2_prior, sum_noise):
     model = bg.model(**TABLE7, x2_prior=x2_prior, sum_noise=sum_noise, **GRANVILLE)
-    enumerated = enumerate_model(model, tail_mass=1e-13)
+    enumerated = enumerate_posterior(model, tail_mass=1e-13)
     exact = bg.posterior(**TABLE7, x2_prior=x2_prior, sum_noise=sum_noise, **GRANVILLE)
     np.testing.assert_allclose(
         enumerated.marginal("X1").values, exact.sum("X2").values, rtol=1e-9, atol=1e-15

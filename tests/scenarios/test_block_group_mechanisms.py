@@ -5,7 +5,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from adversary.inference import enumerate as enumerate_model
+from adversary.inference import enumerate_posterior
 from adversary.noise import (
     CellKeyNoise,
     DiscreteGaussianNoise,
@@ -166,7 +166,7 @@ def test_case_with_mechanisms_and_its_model():
     assert measures.marginal_posterior == pytest.approx(post, abs=1e-13)
     assert measures.correct_decision_probability == pytest.approx(correct, abs=1e-13)
     model = dataclasses.replace(case, x2_prior=bounded_uniform(15)).model("1/10")
-    table = enumerate_model(model).marginal("X1")
+    table = enumerate_posterior(model).marginal("X1")
     exact = dataclasses.replace(case, x2_prior=bounded_uniform(15)).posterior("1/10")
     assert float(table.sel(X1=1)) == pytest.approx(float(exact.isel(X1=1).sum()), abs=1e-12)
     with pytest.raises(ValueError, match="approximation"):

@@ -323,12 +323,11 @@ CASES = [  # (releases, prior, known counts, convention)
 
 @pytest.mark.parametrize(("releases", "prior", "known", "convention"), CASES)
 def test_enumerate_equals_the_exact_posterior(releases, prior, known, convention):
-    from adversary.inference import enumerate as enumerate_model
-    from adversary.inference import posterior_probability
+    from adversary.inference import enumerate_posterior, posterior_probability
 
     rhos = RHOS[: len(releases)]
     attack = ml.model(releases, prior, rhos, known, convention)
-    table = enumerate_model(attack)
+    table = enumerate_posterior(attack)
     first = 0 if known is None else known[0]
     exact = ml.posterior(releases, prior, rhos, known, convention=convention)
     assert table.omitted_mass == 0
@@ -432,14 +431,13 @@ def test_case_with_known_counts_and_the_truth_without_c():
 def test_case_model_enumerates_to_the_exact_posterior(levels):
     import dataclasses
 
-    from adversary.inference import enumerate as enumerate_model
-    from adversary.inference import posterior_probability
+    from adversary.inference import enumerate_posterior, posterior_probability
 
     case = dataclasses.replace(CASE, levels=levels)
     n = 6 if levels is None else levels
     exact = ml.posterior(CASE.observed_releases[:n], 1 / 50, RHOS[:n])
     assert case.posterior("1/50") == exact
-    table = enumerate_model(case.model("1/50"))
+    table = enumerate_posterior(case.model("1/50"))
     assert table.omitted_mass == 0
     assert table.joint.sizes == {"X1": 2}
     assert posterior_probability(table, {"X1": 1}) == pytest.approx(exact, rel=1e-12)

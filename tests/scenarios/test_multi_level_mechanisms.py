@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
-from adversary.inference import enumerate as enumerate_model
+from adversary.inference import enumerate_posterior
 from adversary.noise import (
     CellKeyNoise,
     DiscreteGaussianNoise,
@@ -166,7 +166,7 @@ def test_case_with_mechanisms_and_its_model():
     assert measures.marginal_posterior == pytest.approx(expected_post, abs=1e-9)
     assert measures.correct_decision_probability == pytest.approx(expected_correct, abs=1e-13)
     assert measures.omitted_mass == 0.0
-    table = enumerate_model(case.model("1/10")).marginal("X1")
+    table = enumerate_posterior(case.model("1/10")).marginal("X1")
     assert float(table.sel(X1=1)) == pytest.approx(case.posterior("1/10"), abs=1e-12)
     with pytest.raises(ValueError, match="not both"):
         ml.MultiLevelCase("x", (0.1,), {"a": 0.5}, mechanism=(CELL_KEY,))

@@ -438,13 +438,13 @@ def test_enumerating_the_model_gives_the_exact_posterior(
     x1_tilde, p, rho, d, x2, x2_tilde, known, convention
 ):
     """The model's X1 marginal is (S6.7); the stated ranges leave out < e^{-70} of each noise."""
-    from adversary.inference import enumerate as enumerate_model
+    from adversary.inference import enumerate_posterior
 
     attack = pp.model(
         x1_tilde, p, rho, d=d, x2=x2, x2_tilde=x2_tilde, known_count=known, convention=convention
     )
     assert attack.point_logps()["x1_tilde"] == 0.0  # the start satisfies the indicator
-    table = enumerate_model(
+    table = enumerate_posterior(
         attack, vars=["X1"], truncation=_truncation(rho, d, x2, known, convention)
     )
     got = table.marginal("X1").sel(X1=known + 1).item()
@@ -647,9 +647,11 @@ def test_case_sweeps_and_the_other_truth():
 
 @pytest.mark.parametrize("label", ["1/2", "1/10"])
 def test_case_model_enumerates_to_the_exact_posterior(label):
-    from adversary.inference import enumerate as enumerate_model
+    from adversary.inference import enumerate_posterior
 
-    table = enumerate_model(CASE.model(label), vars=["X1"], truncation=CASE.enumeration_ranges())
+    table = enumerate_posterior(
+        CASE.model(label), vars=["X1"], truncation=CASE.enumeration_ranges()
+    )
     got = table.marginal("X1").sel(X1=1).item()
     assert got == pytest.approx(CASE.posterior(label), rel=1e-10)
     assert CASE.enumeration_ranges() == _truncation(BLOCK_RHO, 27, 1, 0, "paper")

@@ -5,7 +5,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from adversary.inference import enumerate as enumerate_model
+from adversary.inference import enumerate_posterior
 from adversary.noise import CellKeyNoise, DiscreteGaussianNoise, DiscreteLaplaceNoise
 from adversary.scenarios import post_processing as pp
 
@@ -164,5 +164,5 @@ def test_case_with_a_mechanism_and_its_model():
     assert measures.marginal_posterior == pytest.approx(post, abs=1e-12)
     assert measures.correct_decision_probability == pytest.approx(correct, abs=1e-12)
     ranges = case.enumeration_ranges()
-    table = enumerate_model(case.model("1/10"), vars=["X1"], truncation=ranges).marginal("X1")
+    table = enumerate_posterior(case.model("1/10"), vars=["X1"], truncation=ranges).marginal("X1")
     assert float(table.sel(X1=1)) == pytest.approx(case.posterior("1/10"), abs=1e-12)

@@ -5,7 +5,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from adversary.inference import enumerate as enumerate_model
+from adversary.inference import enumerate_posterior
 from adversary.noise import (
     CellKeyNoise,
     DiscreteGaussianNoise,
@@ -178,7 +178,7 @@ def test_case_and_functions_refuse_both_or_neither_noise():
 def test_model_enumerates_to_the_exact_posterior(mech):
     for release in (-1, 1, 4):
         model = sb.model(release, 0.2, mechanism=mech)
-        table = enumerate_model(model).marginal("X1")
+        table = enumerate_posterior(model).marginal("X1")
         exact = float(sb.posterior(release, 0.2, mechanism=mech))
         assert float(table.sel(X1=1)) == pytest.approx(exact, abs=1e-12)
 

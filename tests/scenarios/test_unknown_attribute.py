@@ -285,7 +285,7 @@ MODEL_CASES = {
 def test_enumerating_the_model_gives_the_exact_posterior(name):
     known, prior, releases, rho, released, convention = MODEL_CASES[name]
     attack = ua.model(releases, prior, rho, known, convention, released)
-    table = inference.enumerate(attack)
+    table = inference.enumerate_posterior(attack)
     exact = ua.posterior(releases, prior, rho, known, convention, released)
     assert table.joint.dims == ("C",)
     np.testing.assert_allclose(table.joint.values, exact, rtol=1e-12, atol=1e-300)
@@ -339,7 +339,7 @@ def test_case_is_a_risk_case_whose_measures_are_the_marginals():
         posterior.values, _bayes([31, 1, 2], [0.8, 0.15, 0.05], RHO_BLOCK, [30, 2, 0])
     )
     assert case.decision("census") == case.categories[int(np.argmax(posterior.values))]
-    table = inference.enumerate(case.model("even"))
+    table = inference.enumerate_posterior(case.model("even"))
     np.testing.assert_allclose(table.joint.values, case.posterior("even").values, rtol=1e-12)
     # A sweep replaces the field.
     assert dataclasses.replace(case, rho=1.0).marginal_measures("census").marginal_risk > (

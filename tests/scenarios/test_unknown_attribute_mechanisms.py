@@ -5,7 +5,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from adversary.inference import enumerate as enumerate_model
+from adversary.inference import enumerate_posterior
 from adversary.noise import (
     CellKeyNoise,
     DiscreteGaussianNoise,
@@ -175,7 +175,7 @@ def test_case_with_a_mechanism_and_its_model():
     post, correct = brute_marginals(PRIOR, ROWS["mixed"], 0)
     assert measures.marginal_posterior == pytest.approx(post, abs=measures.error_bound + 1e-13)
     assert measures.correct_decision_probability == pytest.approx(correct, abs=1e-9)
-    table = enumerate_model(case.model()).marginal("C")
+    table = enumerate_posterior(case.model()).marginal("C")
     np.testing.assert_allclose(table.values, case.posterior().values, atol=1e-12)
     with pytest.raises(ValueError, match="not both"):
         dataclasses.replace(case, rho=RHO)
