@@ -109,7 +109,7 @@ def test_impossible_observations_raise(kr):
     with pm.Model() as model:
         x = BoundedUniform("x", 0, 3)
         pm.Potential("never", pm.math.switch(x > 5, 0.0, -np.inf))
-    with pytest.raises(ValueError, match="every cell of the grid"):
+    with pytest.raises(ValueError, match="every cell of the latent grid"):
         enumerate_posterior(model)
 
 

@@ -4,7 +4,8 @@ import dataclasses
 
 import pytest
 
-from adversary.measures.monte_carlo import monte_carlo_measures, simulate_releases
+from adversary.measures.monte_carlo import monte_carlo_measures
+from adversary.measures.simulation import simulate_releases
 from adversary.model_files import load_case
 from adversary.noise import CellKeyNoise, DiscreteLaplaceNoise
 from adversary.scenarios.multi_level import MultiLevelCase
