@@ -22,6 +22,9 @@ from importlib import import_module
 __version__ = "0.1.0"
 
 _LAZY = {
+    "attack": "adversary.scenarios.user_attack",
+    "exact_measures": "adversary.measures.exact",
+    "posterior_pmf": "adversary.inference",
     "get_preset": "adversary.budget",
     "load_case": "adversary.model_files",
     "sample": "adversary.inference",

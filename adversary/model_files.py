@@ -1,21 +1,44 @@
-"""Loading a case study or an attack model from a model file.
+"""Loading an attack from a model file.
 
-A model file is a plain Python file (see ``models/`` in the repository). It
-declares either a case study as a module-level ``CASE`` (a scenario case such
-as :class:`~adversary.scenarios.single_block.SingleBlockCase`, whose
-``model(prior_label)`` builds its PyMC model), or, for an attack written from
-scratch, a function ``model()`` returning a ``pymc.Model`` (and optionally a
-``NAME``). It may be given by path or, for the case studies shipped with the
-package, by name (``dare_county``, ``granville_county``).
+A model file is a plain Python file (the case studies shipped in the
+repository's ``models/`` folder are examples to copy). It declares an attack
+in one of two ways:
+
+- a module-level ``CASE``: a scenario case such as
+  :class:`~adversary.scenarios.single_block.SingleBlockCase`; or
+- a PyMC model factory named ``model``: a function whose keyword arguments
+  are the attack's parameters (the prior, ρ, the releases, …, each with a
+  default) and which returns a ``pymc.Model``; with, where it has them,
+  ``PRIORS`` (``{label: prior}``, each passed as ``model(prior=...)``),
+  ``TRUTH`` (``{latent: true value}`` for every latent, for the data
+  holder's measures), ``TARGET`` (the latent of the decision; default the
+  first) and ``NAME``. :func:`load_case` wraps it with
+  :func:`adversary.attack`, so every command takes it like a ``CASE``.
+
+A file is given by its path (ending in ``.py``) or, for the case studies
+shipped with the package, by name (``dare_county``, ``granville_county``,
+…). It is imported as a module registered under ``adversary_model_<stem>``
+with its folder importable (so it may import a neighbouring file, and
+dataclasses and pickling work in it); any error while loading it is one line
+naming the file and the line.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
+import traceback
 from pathlib import Path
 
-__all__ = ["load_attack_model", "load_case", "load_module", "shipped_cases"]
+__all__ = ["ModelFileError", "load_case", "load_module", "shipped_cases"]
+
+#: What a model file may declare for :func:`load_case` besides ``model``.
+FACTORY_NAMES = ("PRIORS", "TRUTH", "TARGET", "NAME")
+
+
+class ModelFileError(ValueError):
+    """A model file could not be loaded or declares no attack; the message is one line."""
 
 
 def shipped_cases() -> list[str]:
@@ -24,50 +47,82 @@ def shipped_cases() -> list[str]:
     return sorted(p.stem for p in package.glob("*.py") if not p.stem.startswith("_"))
 
 
+def _where(path: Path, error: BaseException) -> str:
+    """``file, line N`` of the innermost frame of ``error`` in ``path`` (or of a SyntaxError)."""
+    if isinstance(error, SyntaxError) and error.filename and Path(error.filename) == path:
+        return f"{path}, line {error.lineno}"
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if Path(f.filename) == path]
+    return f"{path}, line {frames[-1].lineno}" if frames else str(path)
+
+
+def _failure(path: Path, error: BaseException) -> ModelFileError:
+    message = error.msg if isinstance(error, SyntaxError) else str(error)
+    first = (message.strip().splitlines() or [""])[0]
+    return ModelFileError(
+        f"model file {_where(path, error)}: {type(error).__name__}: {first}".rstrip(": ")
+    )
+
+
+def _import_file(path: Path):
+    """Import ``path`` as the module ``adversary_model_<stem>`` (registered; folder on the path)."""
+    name = f"adversary_model_{path.stem}"
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as error:
+        del sys.modules[name]
+        raise _failure(path, error) from error
+    return module
+
+
 def load_module(model: str | Path):
     """The module of a model file path or of a shipped model's name."""
     path = Path(model)
     if path.suffix == ".py":
         if not path.is_file():
             raise FileNotFoundError(f"model file {str(path)!r} does not exist")
-        spec = importlib.util.spec_from_file_location(f"adversary_model_{path.stem}", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    elif str(model) in shipped_cases():
-        module = importlib.import_module(f"adversary.models.{model}")
-    else:
-        known = ", ".join(shipped_cases())
-        raise ValueError(f"model must be a .py file or one of {known}; got {str(model)!r}")
-    return module
+        return _import_file(path)
+    if str(model) in shipped_cases():
+        return importlib.import_module(f"adversary.models.{model}")
+    known = ", ".join(shipped_cases())
+    raise ValueError(f"model must be a .py file or one of {known}; got {str(model)!r}")
 
 
 def load_case(model: str | Path):
-    """The ``CASE`` declared by a model file path or a shipped case name."""
-    module = _load_module_checked(model)
-    if not hasattr(module, "CASE"):
-        raise ValueError(f"model file {str(model)!r} declares no CASE")
-    return module.CASE
+    """The attack a model file declares: its ``CASE``, or its ``model`` factory as an attack."""
+    from .scenarios.user_attack import attack
 
-
-def load_attack_model(model: str | Path, prior_label: str | None = None):
-    """``(name, pymc.Model)`` from a model file: ``CASE.model(prior_label)`` or ``model()``."""
-    module = _load_module_checked(model)
-    if hasattr(module, "CASE"):
-        case = module.CASE
-        return case.name, case.model(prior_label)
-    if callable(getattr(module, "model", None)):
-        if prior_label is not None:
-            raise ValueError("prior: this model file defines model(), not a CASE with priors")
-        return getattr(module, "NAME", Path(str(model)).stem), module.model()
-    raise ValueError(f"model file {str(model)!r} declares neither CASE nor model()")
-
-
-def _load_module_checked(model: str | Path):
-    """:func:`load_module`, refusing a population model where a case is wanted."""
     module = load_module(model)
     if hasattr(module, "POPULATION") and not hasattr(module, "CASE"):
-        raise ValueError(
+        raise ModelFileError(
             f"model {str(model)!r} is a population model: "
             f"use `adversary population --model {model}`"
         )
-    return module
+    if hasattr(module, "CASE"):
+        case = module.CASE
+        missing = [a for a in ("priors", "model", "marginal_measures") if not hasattr(case, a)]
+        if missing:
+            raise ModelFileError(
+                f"model file {str(model)!r}: CASE is a {type(case).__name__}, not an attack "
+                f"(it has no {', '.join(missing)}); declare a scenario case or a model() factory"
+            )
+        return case
+    factory = getattr(module, "model", None)
+    if not callable(factory):
+        raise ModelFileError(
+            f"model file {str(model)!r} declares neither CASE nor a model() factory"
+        )
+    declared = {
+        name.lower(): getattr(module, name) for name in FACTORY_NAMES if hasattr(module, name)
+    }
+    try:
+        return attack(factory, **declared)
+    except (TypeError, ValueError) as error:  # the declarations, checked by attack()
+        raise ModelFileError(f"model file {str(model)!r}: {error}") from error
+    except Exception as error:  # raised while the factory built its model
+        raise _failure(Path(str(model)), error) from error

@@ -107,10 +107,11 @@ def _mechanism_slots(case) -> dict[str, NoiseMechanism]:
     fields one to one (``"rho1"``, ``"rho2"``) or, for one ρ field, its
     elements (``"rhos[0]"``, …).
     """
-    mechanism = getattr(case, "mechanism", None)
-    if mechanism is None or not dataclasses.is_dataclass(case):
+    parameters = _parameters(case)
+    mechanism = parameters.get("mechanism")
+    if mechanism is None:
         return {}
-    names = [f.name for f in dataclasses.fields(case) if f.name.startswith("rho")]
+    names = [name for name in parameters if name.startswith("rho")]
     if not names:
         return {}
     if isinstance(mechanism, NoiseMechanism):
@@ -150,24 +151,27 @@ def _searchable(mechanism: NoiseMechanism) -> bool:
 
 
 def rho_fields(case) -> list[str]:
-    """The fields of ``case`` that can be varied: ρ-named numbers (``rho``, ``rho1``, …) and
-    the elements ``name[i]`` of ρ-named tuples of numbers (``rhos[0]``, …). For a case with
-    ``mechanism=``, the places whose mechanism is parameterised by ρ (module docstring)."""
-    if not dataclasses.is_dataclass(case):
-        return []
+    """The parameters of ``case`` that can be varied: ρ-named numbers (``rho``, ``rho1``, …)
+    and the elements ``name[i]`` of ρ-named tuples of numbers (``rhos[0]``, …). For a case
+    with ``mechanism=``, the places whose mechanism is parameterised by ρ (module docstring)."""
     slots = _mechanism_slots(case)
     if slots:
         return [name for name, mechanism in slots.items() if _searchable(mechanism)]
     out = []
-    for f in dataclasses.fields(case):
-        if not f.name.startswith("rho"):
+    for name, value in _parameters(case).items():
+        if not name.startswith("rho"):
             continue
-        value = getattr(case, f.name)
         if _is_number(value):
-            out.append(f.name)
+            out.append(name)
         elif isinstance(value, tuple) and all(_is_number(v) for v in value):
-            out.extend(f"{f.name}[{i}]" for i in range(len(value)))
+            out.extend(f"{name}[{i}]" for i in range(len(value)))
     return out
+
+
+def _parameters(case) -> dict:
+    """The case's parameters (the attack protocol's ``parameters()``; none for other objects)."""
+    parameters = getattr(case, "parameters", None)
+    return parameters() if callable(parameters) else {}
 
 
 def _is_number(value) -> bool:
@@ -185,7 +189,8 @@ def _parse_field(case, name: str) -> tuple[str, int | None]:
     if match is None or name not in known:
         listed = ", ".join(known) if known else "none"
         raise ValueError(
-            f"field must name a ρ of the case ({type(case).__name__}: {listed}), got {name!r}"
+            f"field must name a ρ of the case ({getattr(case, 'name', type(case).__name__)}: "
+            f"{listed}), got {name!r}"
         )
     index = match.group(2)
     return match.group(1), None if index is None else int(index)
@@ -202,16 +207,17 @@ def with_rho(case, rho: float, field: str = "rho"):
     slots = _mechanism_slots(case)
     if slots:
         new = _at_rho(slots[field], rho, field)
-        if isinstance(case.mechanism, NoiseMechanism):
-            return dataclasses.replace(case, mechanism=new)
-        mechanisms = list(case.mechanism)
+        mechanism = _parameters(case)["mechanism"]
+        if isinstance(mechanism, NoiseMechanism):
+            return case.replace(mechanism=new)
+        mechanisms = list(mechanism)
         mechanisms[list(slots).index(field)] = new
-        return dataclasses.replace(case, mechanism=tuple(mechanisms))
+        return case.replace(mechanism=tuple(mechanisms))
     if index is None:
-        return dataclasses.replace(case, **{name: rho})
-    values = list(getattr(case, name))
+        return case.replace(**{name: rho})
+    values = list(_parameters(case)[name])
     values[index] = rho
-    return dataclasses.replace(case, **{name: tuple(values)})
+    return case.replace(**{name: tuple(values)})
 
 
 # --- the measure -----------------------------------------------------------------------------

@@ -16,7 +16,6 @@ Long sweeps show a progress bar (rich) once they have run for about a second.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import numbers
 import time
@@ -37,6 +36,7 @@ from ..inference import (
     posterior_probability,
     sample,
 )
+from ..measures.protocol import true_target_value
 
 __all__ = [
     "MEASURES",
@@ -45,7 +45,6 @@ __all__ = [
     "compare_priors",
     "sweep",
     "to_table",
-    "truth_of",
 ]
 
 #: Data variables of a :func:`sweep` Dataset, in order (fields of MarginalMeasures).
@@ -62,24 +61,20 @@ MEASURES = (
 #: evaluations so far project a total of more than 1.25 times this.
 PROGRESS_AFTER_SECONDS = 1.0
 
-# Fields a sweep never varies: the prior has its own dimension, the rest are labels.
-_NOT_SWEPT = {"priors": "use priors= (the prior dimension) instead", "name": "", "description": ""}
-
 
 # ---------------------------------------------------------------------------- helpers
 
 
 def _check_case(case) -> None:
-    if not dataclasses.is_dataclass(case) or isinstance(case, type):
-        raise TypeError(
-            f"case must be a scenario case (a dataclass instance such as SingleBlockCase), "
-            f"got {case!r}"
-        )
-    for attribute in ("priors", "marginal_measures", "model"):
+    """Refuse anything that is not an attack (:mod:`adversary.measures.protocol`)."""
+    if isinstance(case, type):
+        raise TypeError(f"case must be an attack (an instance), got the class {case.__name__}")
+    for attribute in ("priors", "model", "marginal_measures", "parameters", "replace", "target"):
         if not hasattr(case, attribute):
             raise TypeError(
-                f"case: {type(case).__name__} has no {attribute!r} "
-                "(not an attack; see adversary.measures.protocol)"
+                f"case: {type(case).__name__} has no {attribute!r}: not an attack (a shipped "
+                "case, or a model factory wrapped by adversary.attack; see "
+                "adversary.measures.protocol)"
             )
 
 
@@ -114,8 +109,8 @@ def _prior_table(case, priors) -> tuple[object, list[str], np.ndarray]:
     elif isinstance(priors, Mapping):
         if not priors:
             raise ValueError("priors: an empty mapping; give at least one {label: p}")
-        case = dataclasses.replace(
-            case, priors={str(k): _prior_value(v, f"priors[{k!r}]") for k, v in priors.items()}
+        case = case.replace(
+            priors={str(k): _prior_value(v, f"priors[{k!r}]") for k, v in priors.items()}
         )
         labels = list(case.priors)
     elif isinstance(priors, str) or not isinstance(priors, Sequence):
@@ -151,14 +146,15 @@ def _swept(case, over) -> tuple[list[str], list[list]]:
     if over is None:
         return [], []
     if not isinstance(over, Mapping):
-        raise TypeError(f"over must be a mapping {{field: values}}, got {over!r}")
-    fields = [f.name for f in dataclasses.fields(case)]
+        raise TypeError(f"over must be a mapping {{parameter: values}}, got {over!r}")
+    parameters = list(case.parameters())
     names, values = [], []
     for name, items in over.items():
-        if name not in fields or name in _NOT_SWEPT:
-            hint = _NOT_SWEPT.get(name) or (
-                "sweepable fields of "
-                f"{type(case).__name__}: {', '.join(f for f in fields if f not in _NOT_SWEPT)}"
+        if name not in parameters:
+            hint = (
+                "use priors= (the prior dimension) instead"
+                if name == "priors"
+                else f"parameters of {case.name}: {', '.join(parameters)}"
             )
             raise ValueError(f"over: {name!r} cannot be swept; {hint}")
         if isinstance(items, str | bytes) or not hasattr(items, "__iter__"):
@@ -247,17 +243,19 @@ def sweep(
 
     Evaluates ``case.marginal_measures(label)`` — the marginal posterior (3.3),
     marginal risk (3.4) and probability of a correct decision (3.6) of the
-    case's truth — on ``dataclasses.replace(case, **combination)`` for every
-    combination of the values in ``over`` and every prior label.
+    case's truth — on ``case.replace(**combination)`` for every combination
+    of the values in ``over`` and every prior label.
 
     Parameters
     ----------
     case : Attack
-        A scenario case (a frozen dataclass), e.g. ``load_case("dare_county")``.
+        Any attack: a shipped case, e.g. ``load_case("dare_county")``, or a
+        model factory wrapped by :func:`adversary.attack`.
     over : mapping, optional
-        ``{field: values}``: case fields to vary, e.g. ``{"rho": np.geomspace(1e-3, 1e2, 50)}``
-        or ``{"rho2": [...], "truth": [(1, k, k - 1) for k in range(1, 26)]}``.
-        A name that is not a field of the case raises :class:`ValueError` naming it.
+        ``{parameter: values}``: parameters to vary (``case.parameters()``),
+        e.g. ``{"rho": np.geomspace(1e-3, 1e2, 50)}`` or
+        ``{"rho2": [...], "truth": [(1, k, k - 1) for k in range(1, 26)]}``.
+        A name that is not a parameter raises :class:`ValueError` naming it.
     priors : mapping or sequence, optional
         Default: the case's priors. A mapping ``{label: p}`` replaces them; a
         sequence of labels selects some of them.
@@ -271,15 +269,15 @@ def sweep(
         Dimensions ``prior`` (coordinate ``p``: the prior probability) and one per
         swept field (coordinate: its values, or their ``str`` when not scalars);
         data variables :data:`MEASURES`. Attributes: ``case`` (name), ``swept``
-        (field names), ``method``, every fixed field (``description`` left
-        out) and ``case_<field>``: the case's own value of each swept field.
+        (parameter names), ``method``, ``tie_rule``, every fixed parameter and
+        ``case_<parameter>``: the case's own value of each swept parameter.
     """
     _check_case(case)
     case, labels, ps = _prior_table(case, priors)
     names, values = _swept(case, over)
     shape = (len(labels), *(len(v) for v in values))
     data = {measure: np.full(shape, np.nan) for measure in MEASURES}
-    methods = set()
+    methods, tie_rules = set(), set()
     bar = _LazyProgress(
         int(np.prod(shape)), f"sweep {', '.join(names) or 'priors'}: {case.name}", progress
     )
@@ -289,7 +287,7 @@ def sweep(
                 n: values[k][i] for k, (n, i) in enumerate(zip(names, index, strict=True))
             }
             try:
-                varied = dataclasses.replace(case, **combination)
+                varied = case.replace(**combination)
             except (ValueError, TypeError) as error:
                 shown = ", ".join(f"{n}={v!r}" for n, v in combination.items())
                 raise type(error)(f"over: {shown}: {error}") from error
@@ -298,6 +296,7 @@ def sweep(
                 for measure in MEASURES:
                     data[measure][(row, *index)] = getattr(measures, measure)
                 methods.add(measures.method)
+                tie_rules.add(measures.tie_rule)
                 bar.advance()
     finally:
         bar.close()
@@ -305,12 +304,14 @@ def sweep(
     dims = ("prior", *names)
     coords = {"prior": labels, "p": ("prior", ps)}
     coords.update({n: _coordinate(v) for n, v in zip(names, values, strict=True)})
-    attrs = {"case": case.name, "swept": list(names), "method": ", ".join(sorted(methods))}
-    for f in dataclasses.fields(case):
-        if f.name in ("name", "description", "priors"):
-            continue
-        key = f"case_{f.name}" if f.name in names else f.name
-        attrs[key] = _plain(getattr(case, f.name))
+    attrs = {
+        "case": case.name,
+        "swept": list(names),
+        "method": ", ".join(sorted(methods)),
+        "tie_rule": ", ".join(sorted(tie_rules)),
+    }
+    for name, value in case.parameters().items():
+        attrs[f"case_{name}" if name in names else name] = _plain(value)
     dataset = xr.Dataset(
         {measure: (dims, data[measure]) for measure in MEASURES}, coords=coords, attrs=attrs
     )
@@ -342,6 +343,12 @@ class SampledComparison:
     dataset: xr.Dataset
 
 
+def _is_attack(value) -> bool:
+    return not isinstance(value, type) and all(
+        hasattr(value, a) for a in ("priors", "model", "marginal_measures")
+    )
+
+
 def _alternatives(case, priors) -> list[tuple[str, object, str]]:
     """``[(label, case, prior label of that case)]`` for :func:`compare_priors`."""
     if priors is None:
@@ -353,7 +360,7 @@ def _alternatives(case, priors) -> list[tuple[str, object, str]]:
     out = []
     for label, value in priors.items():
         label = str(label)
-        if isinstance(value, tuple) and len(value) == 2 and dataclasses.is_dataclass(value[0]):
+        if isinstance(value, tuple) and len(value) == 2 and _is_attack(value[0]):
             other, prior_label = value
             _check_case(other)
             if prior_label not in other.priors:
@@ -362,56 +369,27 @@ def _alternatives(case, priors) -> list[tuple[str, object, str]]:
                     f"have {', '.join(other.priors)}"
                 )
             out.append((label, other, prior_label))
-        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        elif _is_attack(value):
             _check_case(value)
             out.append((label, value, next(iter(value.priors))))
         else:
             p = _prior_value(value, f"priors[{label!r}]")
-            out.append((label, dataclasses.replace(case, priors={label: p}), label))
+            out.append((label, case.replace(priors={label: p}), label))
     return out
 
 
-def truth_of(case, latent: str = "X1") -> int | None:
-    """The data holder's true value of ``latent`` in ``case``, or ``None`` if it cannot tell.
-
-    For the target's count ``X1``: ``case.truth`` when it is a count
-    (:class:`~adversary.scenarios.single_block.SingleBlockCase`) or its first
-    element when a tuple ``(x1, …)`` (:class:`~adversary.scenarios.block_group.BlockGroupCase`);
-    else, for a case with a ``true_count`` field, that count or (when ``None``)
-    the known count (``known_count``, or the first of ``known_counts``) plus one.
-    """
-    if latent != "X1":
-        return None
-    truth = getattr(case, "truth", None)
-    if isinstance(truth, numbers.Integral):
-        return int(truth)
-    if isinstance(truth, tuple | list) and truth and isinstance(truth[0], numbers.Integral):
-        return int(truth[0])
-    if not hasattr(case, "true_count"):
-        return None
-    true_count = case.true_count
-    if isinstance(true_count, numbers.Integral):
-        return int(true_count)
-    for attribute in ("known_count", "known_counts"):
-        known = getattr(case, attribute, None)
-        if isinstance(known, tuple | list | np.ndarray) and len(known):
-            known = known[0]
-        if isinstance(known, numbers.Integral):
-            return int(known) + 1
-    return None
-
-
 def _target(case, target) -> dict | None:
+    """The event whose posterior :func:`compare_priors` reports (see its ``target``)."""
     if target is None:
-        value = truth_of(case)
-        return None if value is None else {"X1": value}
+        value = true_target_value(case)
+        return None if value is None else {case.target: value}
     if isinstance(target, str):
-        value = truth_of(case, target)
-        if value is None:
+        truth = case.true_latents or {}
+        if target not in truth:
             raise ValueError(
-                f"target: cannot tell the true value of {target!r}; pass {{{target!r}: value}}"
+                f"target: the case states no true value of {target!r}; pass {{{target!r}: value}}"
             )
-        return {target: value}
+        return {target: truth[target]}
     if isinstance(target, Mapping) and target:
         return dict(target)
     raise TypeError(f"target must be a latent name or a mapping {{latent: value}}, got {target!r}")
@@ -461,8 +439,9 @@ def compare_priors(
         :func:`adversary.inference.sample` with the exact Gibbs steps.
     target : str or mapping, optional
         The event whose posterior is reported as ``posterior_of_truth``:
-        ``{latent: value}``; a latent name (value: :func:`truth_of`); default
-        ``{"X1": truth_of(case)}``, left out if the truth is unknown.
+        ``{latent: value}``; a latent name (value: the case's truth of it);
+        default ``{case.target: its true value}``, left out if the truth is
+        unknown.
     **kwargs
         Passed on to ``enumerate_posterior`` (e.g. ``tail_mass``, ``truncation``) or to
         ``sample`` (e.g. ``draws``, ``chains``, ``random_seed``; ``progressbar``

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -124,18 +123,17 @@ def parse_values(spec: str) -> list:
 
 
 def parse_sweeps(specs: list[str], case) -> dict[str, list]:
-    """``{name: values}`` from the ``--sweep`` options, names checked against the case's fields."""
-    fields = [f.name for f in dataclasses.fields(case) if f.name not in ("name", "description")]
+    """``{name: values}`` from the ``--sweep`` options, names checked against the parameters."""
+    fields = list(case.parameters())
     over = {}
     for spec in specs:
         name, equals, values = spec.partition("=")
         name = name.strip()
         if not equals or not name or not values:
             raise ValueError(f"--sweep: expected NAME=VALUES, got {spec!r}")
-        if name not in fields or name == "priors":
-            choices = ", ".join(f for f in fields if f != "priors")
+        if name not in fields:
             raise ValueError(
-                f"--sweep: {name!r} is not a parameter of {type(case).__name__}; have {choices}"
+                f"--sweep: {name!r} is not a parameter of {case.name}; have {', '.join(fields)}"
             )
         if name in over:
             raise ValueError(f"--sweep: {name!r} is given twice")

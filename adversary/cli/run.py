@@ -1,7 +1,8 @@
 """``adversary run MODEL_FILE``: the adversary's posterior of every latent count.
 
 Builds the attack model a model file declares (a ``CASE`` from ``models/`` or
-a ``model()`` function returning a PyMC model) and prints each latent's
+a ``model()`` factory returning a PyMC model, with ``PRIORS`` to choose from
+by ``--prior``) and prints each latent's
 marginal posterior: exactly, by enumeration (``--method exact``, the default),
 or by the package's exact Gibbs sampler (``--method mcmc``) with Monte Carlo
 standard errors from ArviZ's effective sample size.
@@ -21,7 +22,8 @@ import json
 import arviz as az
 
 from ..inference import enumerate_posterior, event_indicator, marginal_pmf, sample
-from ..model_files import load_attack_model
+from ..measures.protocol import prior_label
+from ..model_files import load_case
 
 # Values with less posterior mass than this are left out of printed tables.
 SHOWN_MASS = 1e-5
@@ -37,7 +39,7 @@ def register(subparsers) -> None:
     )
     parser.add_argument("model", metavar="MODEL_FILE", help="model file or shipped case name")
     parser.add_argument("--method", choices=("exact", "mcmc"), default="exact")
-    parser.add_argument("--prior", default=None, help="prior label of a CASE (default: first)")
+    parser.add_argument("--prior", default=None, help="prior label (default: the first)")
     parser.add_argument("--draws", type=int, default=5000, help="MCMC draws per chain")
     parser.add_argument("--chains", type=int, default=2, help="MCMC chains")
     parser.add_argument("--seed", type=int, default=2023, help="MCMC random seed")
@@ -122,7 +124,8 @@ def _text(name, args, result) -> str:
 
 
 def run(args) -> int:
-    name, model = load_attack_model(args.model, args.prior)
+    case = load_case(args.model)
+    name, model = case.name, case.model(prior_label(case.priors, args.prior))
     result = _exact(model) if args.method == "exact" else _mcmc(model, args)
     if args.json:
         print(json.dumps(_jsonable(name, args, result), indent=2))

@@ -1,19 +1,20 @@
-"""Inference (layer 4): exact Gibbs sampling, exact enumeration, shared summaries.
+"""Inference (layer 3): exact Gibbs sampling, exact enumeration, shared summaries.
 
 - :func:`sample` — PyMC's sampler with :class:`BoundedGibbs` / :class:`WindowGibbs`
   (exact draws from each discrete variable's full conditional) assigned to
   every discrete variable, a checked and repaired start, ArviZ's DataTree out.
 - :func:`enumerate_posterior` — the exact posterior of an all-discrete model as labelled
   xarray probability tables.
-- :func:`posterior_probability`, :func:`marginal_pmf`, :func:`event_indicator` —
-  the same summaries from either result.
+- :func:`posterior_probability`, :func:`marginal_pmf`, :func:`posterior_pmf`,
+  :func:`event_indicator` — the same summaries from either result
+  (:meth:`Enumeration.to_datatree` gives the exact one as an xarray DataTree).
 """
 
 from .enumeration import Enumeration, enumerate_posterior
 from .sampling import assign_steps, sample
 from .start import is_feasible, repair_start
 from .steps import BoundedGibbs, WindowGibbs
-from .summaries import event_indicator, marginal_pmf, posterior_probability
+from .summaries import event_indicator, marginal_pmf, posterior_pmf, posterior_probability
 
 __all__ = [
     "BoundedGibbs",
@@ -24,6 +25,7 @@ __all__ = [
     "event_indicator",
     "is_feasible",
     "marginal_pmf",
+    "posterior_pmf",
     "posterior_probability",
     "repair_start",
     "sample",

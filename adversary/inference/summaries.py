@@ -28,7 +28,7 @@ from xarray import DataTree
 
 from .enumeration import Enumeration
 
-__all__ = ["event_indicator", "marginal_pmf", "posterior_probability"]
+__all__ = ["event_indicator", "marginal_pmf", "posterior_pmf", "posterior_probability"]
 
 _SAMPLE_DIMS = ("chain", "draw")
 _ELEMENT = re.compile(r"^(?P<name>.+)\[(?P<index>[0-9, ]+)\]$")
@@ -193,3 +193,29 @@ def marginal_pmf(result, var, support=None) -> xr.DataArray:
         support = np.asarray(support, dtype=np.int64)
         pmf = pmf.reindex({name: support}, fill_value=0.0)
     return pmf.rename("probability")
+
+
+def posterior_pmf(result) -> xr.Dataset:
+    """Every discrete variable's marginal posterior pmf, exact or sampled, in one layout.
+
+    One data variable per variable, named as in the model, over a shared
+    dimension ``value`` (0 where a variable does not take a value); a vector
+    variable keeps its own dimensions. For an :class:`Enumeration` this is
+    :meth:`Enumeration.posterior_pmf` (the latents); for a sampled DataTree,
+    the frequencies of the draws of every integer-valued variable of its
+    ``posterior`` group (latents and integer Deterministics), so exact and
+    sampled results compare value by value.
+    """
+    if isinstance(result, Enumeration):
+        return result.posterior_pmf()
+    posterior = _posterior(result)
+    arrays = {}
+    for name, draws in posterior.data_vars.items():
+        if np.dtype(draws.dtype).kind not in "iub":
+            continue
+        extra = [d for d in draws.dims if d not in _SAMPLE_DIMS]
+        flat = draws.transpose(*_SAMPLE_DIMS, *extra).values.reshape(-1, *draws.shape[2:])
+        values = np.unique(flat).astype(np.int64)
+        frequencies = (flat[..., None] == values).mean(axis=0)
+        arrays[name] = xr.DataArray(frequencies, dims=(*extra, "value"), coords={"value": values})
+    return xr.Dataset(arrays).fillna(0.0)

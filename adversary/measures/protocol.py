@@ -26,7 +26,7 @@ posterior, the data holder's measures, prior comparisons, sweeps, choosing
     (:class:`~adversary.measures.marginal.MarginalMeasures`);
 ``parameters()`` and ``replace(**changes)``
     the attack's parameters that can be varied (ρ, releases, the truth, …)
-    and a copy with some of them changed.
+    and a copy with some of them (or its ``priors``) changed.
 
 The shipped scenarios' cases are frozen dataclasses whose fields are their
 parameters (:class:`CaseFields`), with closed forms as the fast path of
@@ -76,15 +76,15 @@ class Attack(Protocol):
         """``{name: value}`` of the parameters a sweep may vary."""
 
     def replace(self, **changes) -> Attack:
-        """The attack with some parameters changed."""
+        """The attack with some parameters (or ``priors``) changed."""
 
 
 class CaseFields:
     """:meth:`parameters` and :meth:`replace` of an attack that is a frozen dataclass.
 
     Its parameters are its fields except :data:`NOT_PARAMETERS`; ``replace``
-    refuses a name that is not one, naming the parameters there are, and lets
-    the case check the new values (``__post_init__``).
+    takes those and ``priors``, refuses any other name, naming the parameters
+    there are, and lets the case check the new values (``__post_init__``).
     """
 
     def parameters(self) -> dict[str, object]:
@@ -97,7 +97,7 @@ class CaseFields:
     def replace(self, **changes):
         known = self.parameters()
         for name in changes:
-            if name not in known:
+            if name not in known and name != "priors":
                 raise ValueError(
                     f"{name!r} is not a parameter of {type(self).__name__}; have {', '.join(known)}"
                 )

@@ -220,6 +220,6 @@ def test_threshold_error_says_why():
     with pytest.raises(ValueError, match="no rho in"):
         choose_rho(DARE, 1.001, rho_min=0.1)
     with pytest.raises(
-        ValueError, match=r"field must name a ρ of the case \(SingleBlockCase: rho\)"
+        ValueError, match=r"field must name a ρ of the case \(Dare County ED 28-21 \(1940\): rho\)"
     ):
         choose_rho(DARE, 1.5, field="rho1")

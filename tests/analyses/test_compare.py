@@ -8,9 +8,9 @@ import pytest
 import xarray as xr
 
 from adversary.analyses import compare
-from adversary.analyses.compare import SampledComparison, compare_priors, sweep, to_table, truth_of
+from adversary.analyses.compare import SampledComparison, compare_priors, sweep, to_table
 from adversary.measures.marginal import MarginalMeasures
-from adversary.measures.protocol import Attack, CaseFields
+from adversary.measures.protocol import Attack, CaseFields, true_target_value
 from adversary.model_files import load_case
 from adversary.scenarios import single_block as sb
 from adversary.scenarios.block_group_prior import point_mass
@@ -103,7 +103,7 @@ def test_sweep_names_a_bad_value_and_prior(dare):
         sweep(dare, priors=["1/3"])
     with pytest.raises(ValueError, match=r"priors"):
         sweep(dare, priors={"a": 1.5})
-    with pytest.raises(TypeError, match="case must be a scenario case"):
+    with pytest.raises(TypeError, match=r"case: object has no 'priors': not an attack"):
         sweep(object(), {"rho": [1.0]})
 
 
@@ -217,8 +217,8 @@ def test_compare_priors_target_choices(dare):
     )
     with pytest.raises(ValueError, match="target"):
         compare_priors(dare, {"a": 0.5}, target="X2")
-    assert truth_of(dare) == 1
-    assert truth_of(load_case("granville_county")) == 1
+    assert true_target_value(dare) == 1
+    assert true_target_value(load_case("granville_county")) == 1
 
 
 def test_compare_priors_across_block_group_x2_priors():
@@ -269,8 +269,11 @@ def test_compare_priors_of_a_case_with_another_latent_and_vector_priors():
     case = load_case("unknown_ethnicity")  # latent C (the category), a prior per category
     result = compare_priors(case, {"a": (0.3, 0.7), "b": (0.5, 0.5)})
     assert result.attrs["latent_dims"] == ["C"]
-    assert "posterior_of_truth" not in result  # X1 is not a latent of this model
-    assert result.attrs["target"] == "none"
+    # the default event is the case's target at its truth: C = 0 ("not Hispanic")
+    assert result.attrs["target"] == "C = 0"
+    np.testing.assert_allclose(
+        result["posterior_of_truth"], result["C_posterior"].sel(C=0), rtol=1e-12
+    )
     assert list(result["p"].values) == ["[0.3, 0.7]", "[0.5, 0.5]"]
     np.testing.assert_allclose(result["C_posterior"].sum("C"), 1.0, rtol=1e-12)
     targeted = compare_priors(case, {"a": (0.3, 0.7)}, target={"C": 1})

@@ -151,7 +151,7 @@ def test_a_model_without_a_case_is_refused(capsys, tmp_path):
     path = tmp_path / "bare.py"
     path.write_text("import pymc as pm\n\ndef model():\n    return pm.Model()\n")
     status, _, err = run([str(path), "--max-risk", "1.5"], capsys)
-    assert status == 2 and "declares no CASE" in err
+    assert status == 2 and "model's model has no free (latent) variables" in err
 
 
 def test_exactly_one_threshold_is_required():

@@ -126,7 +126,10 @@ def test_too_many_combinations_to_draw_still_writes_the_table(capsys, tmp_path):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--sweep", "rhoo=1"], "--sweep: 'rhoo' is not a parameter of SingleBlockCase"),
+        (
+            ["--sweep", "rhoo=1"],
+            "--sweep: 'rhoo' is not a parameter of Dare County ED 28-21 (1940); have rho,",
+        ),
         (["--sweep", "priors=1"], "--sweep: 'priors' is not a parameter"),
         (["--sweep", "rho"], "--sweep: expected NAME=VALUES, got 'rho'"),
         (["--sweep", "rho=1,-1"], "--sweep rho=-1: rho must be finite and > 0"),
