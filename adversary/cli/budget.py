@@ -35,23 +35,23 @@ composes by adding ρ) and the table with the grand total.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
 from ..accounting import Conversion
 from ..budget import ALL, DEFAULT_DELTA, DEFAULT_PRESET, PRESETS, get_preset
 from ..noise.conventions import as_convention
+from .common import command_parser
 
 
 def register(subparsers) -> None:
     presets = ", ".join(PRESETS)
-    parser = subparsers.add_parser(
+    parser = command_parser(
+        subparsers,
         "budget",
-        help="rho, sigma^2 and epsilon of every query of a budget allocation (2020 PL 94-171)",
-        description=__doc__.split("\n\n")[1],
-        epilog=__doc__.split("\n\n", 2)[2],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "rho, sigma^2 and epsilon of every query of a budget allocation (2020 PL 94-171)",
+        __doc__,
+        run,
     )
     parser.add_argument("--preset", default=DEFAULT_PRESET, help=f"allocation to print: {presets}")
     parser.add_argument(
@@ -65,7 +65,6 @@ def register(subparsers) -> None:
         help=f"delta of the (epsilon, delta)-DP guarantee (default {DEFAULT_DELTA:g})",
     )
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
-    parser.set_defaults(func=run)
 
 
 def _parse_delta(text: str) -> float:

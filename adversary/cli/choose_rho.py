@@ -27,14 +27,13 @@ violation), ``measure_at_rho``, ``bound_at_rho``, ``measure_above``,
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
 from ..accounting import Conversion
 from ..analyses.choose_rho import choose_rho
 from ..budget import DEFAULT_DELTA
-from ..model_files import load_case
+from .common import add_attack_arguments, attack_from, command_parser
 
 _LABELS = {
     "marginal_risk": "marginal risk",
@@ -43,14 +42,14 @@ _LABELS = {
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser(
+    parser = command_parser(
+        subparsers,
         "choose-rho",
-        help="largest rho keeping the marginal risk or correct-decision probability below a bound",
-        description=__doc__.split("\n\n")[1],
-        epilog=__doc__.split("\n\n", 2)[2],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "largest rho keeping the marginal risk or correct-decision probability below a bound",
+        __doc__,
+        run,
     )
-    parser.add_argument("model", metavar="MODEL_FILE", help="model file or shipped case name")
+    add_attack_arguments(parser)
     bound = parser.add_mutually_exclusive_group(required=True)
     bound.add_argument(
         "--max-risk", type=float, metavar="R", help="largest acceptable marginal risk (> 1)"
@@ -90,7 +89,6 @@ def register(subparsers) -> None:
         help=f"delta for the epsilon reported (default {DEFAULT_DELTA:g})",
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.set_defaults(func=run)
 
 
 def _as_text(result) -> str:
@@ -132,7 +130,7 @@ def _as_text(result) -> str:
 
 
 def run(args) -> int:
-    case = load_case(args.model)
+    case = attack_from(args)
     if args.max_risk is not None:
         measure, threshold = "marginal_risk", args.max_risk
     else:

@@ -1,12 +1,18 @@
-"""``adversary demo``: the paper's single-block analysis of Dare County ED 28-21.
+"""``adversary demo``: the paper's single-block analysis of Dare County ED 28-21, or any attack's.
 
-Prints Kazan & Reiter's Table 4 (for each released ``x1*``: its probability
-under the truth, and the posterior and risk under each prior) and Table 5
+For the default case (or any single-block case given by ``--model``) prints
+Kazan & Reiter's Table 4 (for each released ``x1*``: its probability under
+the truth, and the posterior and risk under each prior) and Table 5
 (marginal posterior, marginal risk and the probability of a correct decision
 at the production block ρ), and writes Figures 1–3 as PNG files into
-``--out`` (default ``build/demo``).
+``--out`` (default ``build/demo``). For any other attack (a shipped case or
+a model file with a ``CASE`` or a ``model()`` factory) it prints the
+adversary's posterior of the target at the observed release under each
+prior, the data holder's measures under each prior, and, when the attack has
+a ρ, draws them against ρ (``risk_by_<rho>.png``).
 
-``--json`` prints the same numbers as one JSON object with keys:
+``--json`` prints the same numbers as one JSON object. For a single-block
+case, with keys:
 
 ``case``
     name of the case study; ``rho``, ``convention``, ``known_count``,
@@ -21,32 +27,43 @@ at the production block ρ), and writes Figures 1–3 as PNG files into
     bound on the release probability left out of the marginal sums.
 ``figures``
     paths of the PNG files written.
+
+For any other attack: ``case``, ``priors`` (``{label: prior}``, as text when
+not a number), ``target``, ``truth`` (``{latent: value}``), ``posterior``
+(one row per prior: ``posterior_of_truth`` and the target's pmf),
+``measures`` (one row per prior: the :class:`~adversary.measures.marginal.MarginalMeasures`
+numbers), ``swept`` (the ρ drawn, or null) and ``figures``.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
+import numpy as np
+
 from ..measures.releases import DEFAULT_TAIL_MASS
-from ..model_files import load_case
 from ..plots.single_block import save_figures
+from ..reports.attack import attack_report
 from ..reports.single_block import marginal_table, release_table
+from ..scenarios.single_block import SingleBlockCase
+from .common import add_attack_arguments, attack_from, command_parser
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser(
+    parser = command_parser(
+        subparsers,
         "demo",
-        help="the paper's single-block analysis of Dare County ED 28-21 (Tables 4-5, Figures 1-3)",
-        description=__doc__.split("\n\n")[1],
-        epilog=__doc__.split("\n\n", 2)[2],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "the paper's single-block analysis (Tables 4-5, Figures 1-3), or any attack's",
+        __doc__,
+        run,
     )
-    parser.add_argument("--model", default="dare_county", help="shipped case name or model file")
+    parser.add_argument(
+        "--model", default="dare_county", help="shipped case name or model file (any attack)"
+    )
+    add_attack_arguments(parser, positional=False)
     parser.add_argument("--out", default="build/demo", type=Path, help="folder for the figures")
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
-    parser.set_defaults(func=run)
 
 
 def _as_json(case, table4, table5, figures) -> dict:
@@ -108,8 +125,59 @@ def _as_text(case, table4, table5, figures) -> str:
     return "\n".join(lines)
 
 
+def _plain(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, int | float | str | bool) or value is None:
+        return value
+    return str(value)
+
+
+def _attack_json(case, report) -> dict:
+    return {
+        "case": case.name,
+        "priors": {label: _plain(prior) for label, prior in case.priors.items()},
+        "target": case.target,
+        "truth": {k: _plain(v) for k, v in (case.true_latents or {}).items()},
+        "posterior": [
+            {"prior": str(label), **{k: _plain(v) for k, v in row.items()}}
+            for label, row in report.posterior.iterrows()
+        ],
+        "measures": [
+            {"prior": str(label), **{k: _plain(v) for k, v in row.items()}}
+            for label, row in report.measures.iterrows()
+        ],
+        "swept": report.swept,
+        "figures": [str(path) for path in report.figures],
+    }
+
+
+def _attack_text(case, report) -> str:
+    lines = [
+        case.name,
+        f"target {case.target}; truth {dict(case.true_latents or {})}",
+        "",
+        "The adversary's posterior at the observed release, under each prior:",
+        report.posterior.to_string(float_format=lambda v: f"{v:.4g}"),
+        "",
+        "Averaged over releases from the truth: marginal posterior (3.3), marginal risk (3.4),"
+        " P[correct decision] (3.6):",
+        report.measures.to_string(float_format=lambda v: f"{v:.6g}"),
+    ]
+    if report.figures:
+        lines += ["", f"Against {report.swept}, written:", *(f"  {p}" for p in report.figures)]
+    return "\n".join(lines)
+
+
 def run(args) -> int:
-    case = load_case(args.model)
+    case = attack_from(args)
+    if not isinstance(case, SingleBlockCase):
+        report = attack_report(case, args.out)
+        if args.json:
+            print(json.dumps(_attack_json(case, report), indent=2))
+        else:
+            print(_attack_text(case, report))
+        return 0
     table4 = release_table(case)
     table5 = marginal_table(case)
     figures = save_figures(case, args.out)

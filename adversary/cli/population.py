@@ -33,21 +33,21 @@ persons and records, distinct tuples per attack, partitions, workers),
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
 from ..budget import PRESETS
+from .common import command_parser
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser(
+    parser = command_parser(
+        subparsers,
         "population",
-        help="persons at risk in a whole geography under each attack, budget and prior (Dask)",
-        description=__doc__.split("\n\n")[1],
-        epilog="\n\n".join(__doc__.split("\n\n")[2:]),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "persons at risk in a whole geography under each attack, budget and prior (Dask)",
+        __doc__,
+        run,
     )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("data", nargs="?", metavar="DATA", help="Parquet or CSV table")
@@ -75,7 +75,6 @@ def register(subparsers) -> None:
     parser.add_argument("--no-plots", action="store_true", help="write no figures")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    parser.set_defaults(func=run)
 
 
 def run(args) -> int:

@@ -36,7 +36,6 @@ fields (``truth=(1,1,0);(1,2,1)``).
 
 from __future__ import annotations
 
-import argparse
 import ast
 import json
 import sys
@@ -45,22 +44,22 @@ from pathlib import Path
 import numpy as np
 
 from ..analyses.compare import MEASURES, sweep, to_table
-from ..model_files import load_case
 from ..plots.compare import risk_curves_figure
+from .common import add_attack_arguments, attack_from, command_parser
 
 _SPACES = {"geomspace": np.geomspace, "linspace": np.linspace}
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser(
+    parser = command_parser(
+        subparsers,
         "risk",
-        help="marginal risk and decision probability of a model file's truth; parameter sweeps",
-        description=__doc__.split("\n\n")[1],
-        epilog=__doc__.split("\n\n", 2)[2],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "marginal risk and decision probability of a model file's truth; parameter sweeps",
+        __doc__,
+        run,
     )
-    parser.add_argument("model", metavar="MODEL_FILE", help="model file or shipped case name")
-    parser.add_argument("--prior", default=None, help="prior label of the CASE (default: all)")
+    add_attack_arguments(parser)
+    parser.add_argument("--prior", default=None, help="prior label (default: every prior)")
     parser.add_argument(
         "--sweep",
         action="append",
@@ -70,7 +69,6 @@ def register(subparsers) -> None:
     )
     parser.add_argument("--out", default="build/risk", type=Path, help="folder for table and plot")
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
-    parser.set_defaults(func=run)
 
 
 def _number(text: str, spec: str):
@@ -182,7 +180,7 @@ def _as_text(case, table, over, files) -> str:
 
 
 def run(args) -> int:
-    case = load_case(args.model)
+    case = attack_from(args)
     over = parse_sweeps(args.sweep, case)
     priors = None if args.prior is None else [args.prior]
     try:

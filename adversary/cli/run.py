@@ -16,35 +16,33 @@ outside the table), for ``mcmc`` ``mcse`` (``{latent: {value: mcse}}``),
 
 from __future__ import annotations
 
-import argparse
 import json
 
 import arviz as az
 
 from ..inference import enumerate_posterior, event_indicator, marginal_pmf, sample
 from ..measures.protocol import prior_label
-from ..model_files import load_case
+from .common import add_attack_arguments, attack_from, command_parser
 
 # Values with less posterior mass than this are left out of printed tables.
 SHOWN_MASS = 1e-5
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser(
+    parser = command_parser(
+        subparsers,
         "run",
-        help="the adversary's posterior of each latent count in a model file",
-        description=__doc__.split("\n\n")[1],
-        epilog=__doc__.split("\n\n", 2)[2],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "the adversary's posterior of each latent count in a model file",
+        __doc__,
+        run,
     )
-    parser.add_argument("model", metavar="MODEL_FILE", help="model file or shipped case name")
+    add_attack_arguments(parser)
     parser.add_argument("--method", choices=("exact", "mcmc"), default="exact")
     parser.add_argument("--prior", default=None, help="prior label (default: the first)")
     parser.add_argument("--draws", type=int, default=5000, help="MCMC draws per chain")
     parser.add_argument("--chains", type=int, default=2, help="MCMC chains")
     parser.add_argument("--seed", type=int, default=2023, help="MCMC random seed")
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
-    parser.set_defaults(func=run)
 
 
 def _exact(model) -> dict:
@@ -124,7 +122,7 @@ def _text(name, args, result) -> str:
 
 
 def run(args) -> int:
-    case = load_case(args.model)
+    case = attack_from(args)
     name, model = case.name, case.model(prior_label(case.priors, args.prior))
     result = _exact(model) if args.method == "exact" else _mcmc(model, args)
     if args.json:

@@ -1,0 +1,49 @@
+"""What the sub-commands share: their parser from the module docstring, the attack options.
+
+A sub-command module's docstring is its help: the first line is a title, the
+first paragraph after it the description and the rest the epilog (JSON keys,
+formats), shown as written.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ..measures.decision import TIE_RULES
+from ..model_files import load_case
+
+__all__ = ["add_attack_arguments", "attack_from", "command_parser"]
+
+
+def command_parser(subparsers, name: str, summary: str, doc: str, func) -> argparse.ArgumentParser:
+    """The sub-command's parser: ``summary`` in the list of commands, ``doc`` as its help."""
+    paragraphs = doc.split("\n\n")
+    parser = subparsers.add_parser(
+        name,
+        help=summary,
+        description=paragraphs[1],
+        epilog="\n\n".join(paragraphs[2:]),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.set_defaults(func=func)
+    return parser
+
+
+def add_attack_arguments(parser, *, positional: bool = True) -> None:
+    """``MODEL_FILE`` (or ``--model``) and ``--tie-rule``: which attack, and how ties count."""
+    if positional:
+        parser.add_argument("model", metavar="MODEL_FILE", help="model file or shipped case name")
+    parser.add_argument(
+        "--tie-rule",
+        choices=TIE_RULES,
+        default=None,
+        help="how a tied decision counts in P[correct] (default: the attack's own, split)",
+    )
+
+
+def attack_from(args):
+    """The attack ``args.model`` declares, with ``--tie-rule`` applied when given."""
+    case = load_case(args.model)
+    if args.tie_rule is not None:
+        case = case.replace(tie_rule=args.tie_rule)
+    return case
