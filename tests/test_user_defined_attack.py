@@ -12,7 +12,12 @@ discrete Gaussian noise, ``x_k* = m_k + 1[C = k] + Z_k``, ``Z_k ~ DG(σ²)``,
 
 The model below is what a user writes: a latent cell index, the counts it
 implies, and the releases observed. Exact enumeration must equal the closed
-form; MCMC must agree with it within 4 Monte Carlo standard errors.
+form; MCMC must agree with it within 4 Monte Carlo standard errors. The rest
+of a user's path — the factory as an attack (``adversary.attack``), its data
+holder's measures, priors, sweeps and the command line — is tested on the same
+attack in ``tests/scenarios/test_user_attack.py`` and ``tests/test_model_files.py``,
+and shown to users in the tutorial ``notebooks/tutorial_write_your_own_attack.ipynb``
+and the docs page ``docs/attack-models.md``.
 """
 
 import arviz as az
