@@ -42,6 +42,13 @@ from scipy import special
 from .._validation import as_counts, as_integers, as_probability
 from ..distributions import BernoulliCount, DiscreteGaussian
 from ..distributions.noise_release import NoiseRelease
+from ..measures.decision import (
+    DEFAULT_TIE_RULE,
+    binary_credit,
+    check_tie_rule,
+    decide,
+    tie_tolerance,
+)
 from ..measures.marginal import MarginalMeasures
 from ..measures.noise import (
     impossible_release_error,
@@ -154,27 +161,46 @@ def release_pmf(release, rho=None, true_count=1, convention="paper", *, mechanis
 
 
 def decision(
-    release, prior, rho=None, known_count=0, convention="paper", *, mechanism=None
+    release,
+    prior,
+    rho=None,
+    known_count=0,
+    convention="paper",
+    *,
+    mechanism=None,
+    tie_rule=DEFAULT_TIE_RULE,
+    rng=None,
 ) -> np.ndarray:
     """The Bayes estimate of ``X1`` under 0-1 loss, equation (3.5).
 
-    ``m + 1`` where its posterior is at least 1/2, else ``m`` (a tie, which
-    needs ``logit(p) = -(2(x1*-m)-1)/(2σ²)`` exactly, goes to ``m + 1``).
+    ``m + 1`` where its posterior is above 1/2, ``m`` where below. A tie
+    (posterior exactly 1/2: ``logit(p) = -(2(x1*-m)-1)/(2σ²)``) goes by
+    ``tie_rule`` (:mod:`adversary.measures.decision`): to ``m + 1``
+    (``"largest"``, the paper's rule), to ``m`` (``"smallest"``), or drawn
+    with ``rng`` (``"split"``, which then needs it).
     """
     prior = as_probability(prior, "prior")
     known = as_counts(known_count, "known_count")
-    ratio = log_likelihood_ratio(release, rho, known, convention, mechanism=mechanism)
-    log_odds = special.logit(prior) + ratio
-    return known + (log_odds >= 0).astype(np.int64)
+    log_odds = special.logit(prior) + log_likelihood_ratio(
+        release, rho, known, convention, mechanism=mechanism
+    )
+    scores = np.stack(np.broadcast_arrays(np.zeros_like(log_odds), log_odds), axis=-1)
+    tolerance = tie_tolerance(np.abs(special.logit(prior)))
+    step = decide(np.array([0, 1]), scores, tie_rule, rng=rng, tolerance=tolerance)
+    return known + step
 
 
-def _decision_threshold(prior, sigma2) -> np.ndarray:
-    """Smallest noise value ``z = x1* - (m+1)`` at which (3.5) decides ``m + 1``.
+def _tie_band(prior, sigma2) -> tuple[np.ndarray, np.ndarray]:
+    """Integer noise values ``z = x1* - (m+1)`` bounding the tie of (3.5), as floats.
 
-    The decision is ``m + 1`` iff ``logit(p) + (2z + 1)/(2σ²) ≥ 0``, i.e.
-    ``z ≥ -σ² logit(p) - 1/2``.
+    The decision's log odds are ``(z - t)/σ²`` with ``t = -σ² logit(p) - 1/2``;
+    they are tied (within :func:`~adversary.measures.decision.tie_tolerance`)
+    for ``first ≤ z ≤ last`` (empty when ``first > last``), above for ``z > last``.
     """
-    return np.ceil(-sigma2 * special.logit(prior) - 0.5)
+    logit = special.logit(prior)
+    threshold = -sigma2 * logit - 0.5
+    band = sigma2 * tie_tolerance(np.abs(logit))
+    return np.ceil(threshold - band), np.floor(threshold + band)
 
 
 def _noise_log_ratios(mech: NoiseMechanism, tail_mass: float):
@@ -196,45 +222,63 @@ def correct_decision_probability(
     *,
     mechanism=None,
     tail_mass=DEFAULT_TAIL_MASS,
+    tie_rule=DEFAULT_TIE_RULE,
 ) -> np.ndarray:
     """Probability that the Bayes decision (3.5) equals the truth, equation (3.6).
 
-    For the truth ``x1 = m + 1`` this is ``P[Z ≥ z0]`` with ``z0`` the decision
-    threshold on the noise; for ``x1 = m`` the adversary is right iff the
-    noise ``x1* - m`` lies below ``z0 + 1``. Exact: a discrete Gaussian tail.
+    For the truth ``x1 = m + 1`` the decision is right when the noise lies
+    above the threshold of :func:`_tie_band`; for ``x1 = m`` when the noise
+    ``x1* - m`` lies below the threshold plus one. Releases exactly at a
+    threshold are ties, counted by ``tie_rule``
+    (:mod:`adversary.measures.decision`: half under ``"split"``, for ``m + 1``
+    under the paper's ``"largest"``). Exact: discrete Gaussian tails.
 
     With a ``mechanism`` other than the discrete Gaussian the log odds are not
     linear in the release, so there is no threshold: the noise pmf is summed
-    over the noise values (the mechanism's table, :func:`noise_table`) at which
-    the decision is right. Exact for bounded noise; otherwise a lower bound
-    within the table's ``omitted_mass ≤ tail_mass`` (``tail_mass`` is used only
-    on this path).
+    over the noise values (the mechanism's table, :func:`noise_table`)
+    weighted by the decision's credit. Exact for bounded noise; otherwise a
+    lower bound within the table's ``omitted_mass ≤ tail_mass`` (``tail_mass``
+    is used only on this path).
     """
     prior = as_probability(prior, "prior")
     known, truth = _true_count(known_count, true_count)
+    check_tie_rule(tie_rule)
     sigma2, mech = resolve(rho, convention, mechanism)
     if mech is not None:
         _, masses, ratio_c, ratio_0 = _noise_log_ratios(mech, tail_mass)
         has_c = truth == known + 1
         logit = special.logit(prior)
         logit, has_c = np.broadcast_arrays(logit, has_c)
-        # Truth m + 1: right iff logit p + ratio_c ≥ 0 (ties go to m + 1); truth m: right
-        # iff the log odds of m + 1, logit p - ratio_0, are < 0.
+        tolerance = tie_tolerance(np.abs(logit)).ravel()[:, None]
+        # The log odds of m + 1 at noise z: logit p + ratio_c (truth m + 1), logit p - ratio_0
+        # (truth m).
         return expectation_over_table(
-            lambda at: np.where(
+            lambda at: binary_credit(
+                np.where(
+                    has_c.ravel()[:, None],
+                    logit.ravel()[:, None] + ratio_c[None, at],
+                    logit.ravel()[:, None] - ratio_0[None, at],
+                ),
                 has_c.ravel()[:, None],
-                logit.ravel()[:, None] + ratio_c[None, at] >= 0,
-                logit.ravel()[:, None] - ratio_0[None, at] < 0,
-            ).astype(np.float64),
+                tie_rule,
+                tolerance,
+            ),
             masses,
             logit.size,
         ).reshape(logit.shape)
-    threshold = _decision_threshold(prior, sigma2)
+    first, last = _tie_band(prior, sigma2)
     # Saturate far-off thresholds to ±2^62 (probabilities 0 or 1) to keep them integral.
-    threshold = np.clip(threshold, -(2.0**62), 2.0**62).astype(np.int64)
-    upper_tail = discrete_gaussian.sf(threshold, sigma2)
-    right_when_has_c = upper_tail
-    right_when_lacks_c = 1.0 - discrete_gaussian.sf(threshold + 1, sigma2)
+    first, last = (np.clip(x, -(2.0**62), 2.0**62).astype(np.int64) for x in (first, last))
+    upper_share = binary_credit(0.0, True, tie_rule)
+    sf = discrete_gaussian.sf
+    # Truth m + 1: the noise z is above the band, or in it (a tie).
+    right_when_has_c = sf(last + 1, sigma2) + upper_share * (
+        sf(first, sigma2) - sf(last + 1, sigma2)
+    )
+    # Truth m: the noise z' = x1* - m = z + 1 is below the band shifted by one, or in it.
+    right_when_lacks_c = (1.0 - sf(first + 1, sigma2)) + (1.0 - upper_share) * (
+        sf(first + 1, sigma2) - sf(last + 2, sigma2)
+    )
     return np.where(truth == known + 1, right_when_has_c, right_when_lacks_c)
 
 
@@ -340,7 +384,8 @@ class SingleBlockCase(CaseFields):
     values ``x1*`` a report tabulates (the paper's Table 4 rows);
     ``observed_release`` is the one release :meth:`model` conditions on.
     ``mechanism``, if given, is the release's noise instead of ``rho`` (which is
-    then ``None``) and ``convention``.
+    then ``None``) and ``convention``. ``tie_rule`` is how a tied decision
+    counts in (3.6) (:mod:`adversary.measures.decision`).
     """
 
     name: str
@@ -354,8 +399,10 @@ class SingleBlockCase(CaseFields):
     description: str = ""
     cell_counts: tuple[tuple[str, int], ...] = field(default=())
     mechanism: NoiseMechanism | None = None
+    tie_rule: str = DEFAULT_TIE_RULE
 
     def __post_init__(self):
+        check_tie_rule(self.tie_rule)
         as_probability(list(self.priors.values()), "priors")
         resolve(self.rho, self.convention, self.mechanism)
         _true_count(self.known_count, self.true_count)
@@ -402,10 +449,14 @@ class SingleBlockCase(CaseFields):
         prior_of_truth = p if self.truth == self.known_count + 1 else 1.0 - p
         sigma2, mech = resolve(self.rho, self.convention, self.mechanism)
         if mech is None:
-            correct = correct_decision_probability(*args, mechanism=self.mechanism)
+            correct = correct_decision_probability(
+                *args, mechanism=self.mechanism, tie_rule=self.tie_rule
+            )
             omitted, cutoff = tail_mass, int(discrete_gaussian.cutoff(sigma2, tail_mass))
         else:
-            correct = correct_decision_probability(*args, mechanism=mech, tail_mass=tail_mass)
+            correct = correct_decision_probability(
+                *args, mechanism=mech, tail_mass=tail_mass, tie_rule=self.tie_rule
+            )
             table = noise_table(mech, tail_mass)
             omitted, cutoff = table.omitted_mass, int(max(-table.start, table.support[-1]))
         return MarginalMeasures(
@@ -416,4 +467,5 @@ class SingleBlockCase(CaseFields):
             omitted_mass=omitted,
             error_bound=omitted,
             details={"cutoff": cutoff},
+            tie_rule=self.tie_rule,
         )

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import special
 
 from adversary.noise import discrete_gaussian, noise_variance
 from adversary.scenarios import single_block as sb
@@ -226,3 +227,58 @@ def test_bad_input_names_the_argument(kwargs, message):
     arguments = {"release": 1, "prior": 0.5, "rho": 0.1} | kwargs
     with pytest.raises(ValueError, match=message):
         sb.posterior(**arguments)
+
+
+# ---------------------------------------------------------------- ties (3.5)-(3.6)
+
+
+def _credit_by_brute_force(p, rho, truth, rule, known=0, reach=60):
+    """(3.6) summed over releases x1* = truth + z, the log odds of m + 1 from (3.1)."""
+    sigma2 = 1 / (2 * rho)
+    total = 0.0
+    for z in range(-reach, reach + 1):
+        release = truth + z
+        log_odds = np.log(p / (1 - p)) + (2 * (release - known) - 1) / (2 * sigma2)
+        if abs(log_odds) <= 1e-9:
+            up = {"split": 0.5, "largest": 1.0, "smallest": 0.0}[rule]
+        else:
+            up = float(log_odds > 0)
+        total += discrete_gaussian.pmf(z, sigma2) * (up if truth == known + 1 else 1 - up)
+    return total
+
+
+@pytest.mark.parametrize("rule", ["split", "largest", "smallest"])
+@pytest.mark.parametrize("truth", [1, 0])
+def test_a_prior_that_makes_the_threshold_an_integer_ties_the_decision(rule, truth):
+    rho = 0.0992
+    sigma2 = 1 / (2 * rho)
+    # logit p = -(k + 1/2)/σ²: the release x1* = k + 1 leaves the posterior at exactly 1/2.
+    p = float(special.expit(-(2 + 0.5) / sigma2))
+    got = sb.correct_decision_probability(p, rho, true_count=truth, tie_rule=rule)
+    assert float(got) == pytest.approx(_credit_by_brute_force(p, rho, truth, rule), abs=1e-14)
+    assert float(sb.posterior(3, p, rho)) == pytest.approx(0.5, abs=1e-12)
+    tied_mass = discrete_gaussian.pmf(3 - truth, sigma2)
+    largest = sb.correct_decision_probability(p, rho, true_count=truth, tie_rule="largest")
+    smallest = sb.correct_decision_probability(p, rho, true_count=truth, tie_rule="smallest")
+    assert abs(float(largest - smallest)) == pytest.approx(tied_mass, rel=1e-9)
+
+
+def test_an_ordinary_prior_has_no_tie_and_every_rule_agrees():
+    values = {
+        rule: sb.correct_decision_probability([0.5, 0.1], 0.0992, tie_rule=rule)
+        for rule in ("split", "largest", "smallest")
+    }
+    np.testing.assert_array_equal(values["split"], values["largest"])
+    np.testing.assert_array_equal(values["split"], values["smallest"])
+
+
+def test_a_tied_decision_is_drawn_under_split_and_ruled_otherwise():
+    rho = 0.0992
+    p = float(special.expit(-(2 + 0.5) * 2 * rho))
+    assert sb.decision(3, p, rho, tie_rule="largest") == 1
+    assert sb.decision(3, p, rho, tie_rule="smallest") == 0
+    with pytest.raises(ValueError, match="rng: the decision is tied between"):
+        sb.decision(3, p, rho)
+    draws = [int(sb.decision(3, p, rho, rng=seed)) for seed in range(200)]
+    assert set(draws) == {0, 1}
+    assert sb.decision(4, p, rho) == 1 and sb.decision(2, p, rho) == 0  # no tie: no rng needed

@@ -37,8 +37,12 @@ def brute_posterior(release, prior, mech, known=0, truth=None):
     return of_truth / (with_c + without)
 
 
-def brute_marginals(prior, mech, known=0, truth=None, reach=200):
-    """(3.3) and (3.6) by a direct sum over releases x1* = truth + z, |z| <= reach."""
+def brute_marginals(prior, mech, known=0, truth=None, reach=200, tie_rule="split"):
+    """(3.3) and (3.6) by a direct sum over releases x1* = truth + z, |z| <= reach.
+
+    A release whose posterior of m + 1 is 1/2 (to rounding) is a tie: it counts
+    1/2 under "split", for m + 1 under "largest", for m under "smallest".
+    """
     truth = known + 1 if truth is None else truth
     posterior_sum = correct = 0.0
     for z in range(-reach, reach + 1):
@@ -48,8 +52,11 @@ def brute_marginals(prior, mech, known=0, truth=None, reach=200):
         value = float(brute_posterior(truth + z, prior, mech, known, truth))
         posterior_sum += mass * value
         of_c = value if truth == known + 1 else 1 - value
-        decided = known + 1 if of_c >= 0.5 else known
-        correct += mass * (decided == truth)
+        if abs(of_c - 0.5) < 1e-12:
+            up = {"split": 0.5, "largest": 1.0, "smallest": 0.0}[tie_rule]
+        else:
+            up = float(of_c > 0.5)
+        correct += mass * (up if truth == known + 1 else 1.0 - up)
     return posterior_sum, correct
 
 
@@ -108,22 +115,41 @@ def test_posterior_risk_and_decision_against_bayes_rule(mech, truth):
     )
     of_c = brute_posterior(rel, PRIORS, mech, known, known + 1)
     np.testing.assert_array_equal(
-        sb.decision(rel, PRIORS, known_count=known, mechanism=mech), known + (of_c >= 0.5)
+        sb.decision(rel, PRIORS, known_count=known, mechanism=mech, tie_rule="largest"),
+        known + (of_c >= 0.5 - 1e-12),
+    )
+    np.testing.assert_array_equal(
+        sb.decision(rel, PRIORS, known_count=known, mechanism=mech, tie_rule="smallest"),
+        known + (of_c > 0.5 + 1e-12),
     )
 
 
 @pytest.mark.parametrize("mech", OTHERS, ids=IDS)
 @pytest.mark.parametrize("truth", [None, 0])
-def test_marginal_measures_against_a_direct_sum(mech, truth):
+@pytest.mark.parametrize("tie_rule", ["split", "largest", "smallest"])
+def test_marginal_measures_against_a_direct_sum(mech, truth, tie_rule):
     post = sb.marginal_posterior(PRIORS, true_count=truth, mechanism=mech)
     risk = sb.marginal_risk(PRIORS, true_count=truth, mechanism=mech)
-    correct = sb.correct_decision_probability(PRIORS, true_count=truth, mechanism=mech)
+    correct = sb.correct_decision_probability(
+        PRIORS, true_count=truth, mechanism=mech, tie_rule=tie_rule
+    )
     for i, p in enumerate(PRIORS):
-        expected_post, expected_correct = brute_marginals(p, mech, truth=truth)
+        expected_post, expected_correct = brute_marginals(p, mech, truth=truth, tie_rule=tie_rule)
         prior_of_truth = p if truth is None else 1 - p
         assert post[i] == pytest.approx(expected_post, abs=1e-13)
         assert risk[i] == pytest.approx(expected_post / prior_of_truth, rel=1e-12)
         assert correct[i] == pytest.approx(expected_correct, abs=1e-13)
+
+
+def test_ties_of_the_asymmetric_table_carry_mass_and_the_rules_differ():
+    """The finite pmf's equal masses 0.25, 0.25 at z = 1, 2 tie the decision at p = 1/2."""
+    mech = OTHERS[-1]
+    values = [
+        float(sb.correct_decision_probability(0.5, mechanism=mech, tie_rule=rule))
+        for rule in ("smallest", "split", "largest")
+    ]
+    assert values[0] < values[1] < values[2]
+    assert values[1] == pytest.approx((values[0] + values[2]) / 2, abs=1e-15)
 
 
 def test_bounded_noise_reveals_the_truth_at_the_edge_of_its_support():
