@@ -16,6 +16,7 @@ from scipy import optimize, special
 from adversary.accounting import epsilon_from_zcdp
 from adversary.analyses.choose_rho import choose_rho, measure_at, rho_fields, with_rho
 from adversary.model_files import load_case
+from adversary.noise import discrete_gaussian
 from adversary.scenarios import single_block as sb
 from adversary.scenarios.single_block import SingleBlockCase
 
@@ -98,7 +99,9 @@ def _single_block_first_crossing(p, threshold):
     lam = -special.logit(p)
     for t in range(200, 0, -1):
         sigma2 = (t + 0.5) / lam
-        if sb.correct_decision_probability(p, 1 / (2 * sigma2)) > threshold:
+        # At ρ_t itself the release at the threshold is a tie (counted half under the
+        # default tie rule); just above ρ_t it is decided for m + 1: the tooth's peak.
+        if discrete_gaussian.sf(t, sigma2) > threshold:
             return lam / (2 * t + 1)
     return None
 

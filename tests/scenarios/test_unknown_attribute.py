@@ -38,7 +38,20 @@ def _bayes(releases, prior, rho, known, convention="paper", released=None):
     return joint / joint.sum(axis=-1, keepdims=True)
 
 
-def _brute_marginals(prior, rho, truth, convention="paper", released=None, reach=None):
+def _credit(post, truth, rule):
+    """(3.6)'s count per release: the rule's credit of the truth among the tied modes."""
+    best = post.max(axis=-1, keepdims=True)
+    tied = post >= best * (1 - 1e-9)
+    first = np.argmax(tied, axis=-1)
+    last = tied.shape[-1] - 1 - np.argmax(tied[..., ::-1], axis=-1)
+    if rule == "split":
+        return tied[:, truth] / tied.sum(axis=-1)
+    return ((last if rule == "largest" else first) == truth).astype(float)
+
+
+def _brute_marginals(
+    prior, rho, truth, convention="paper", released=None, reach=None, tie_rule="split"
+):
     """(3.3) and (3.6) by summing over every release vector in a box around the truth."""
     prior = np.asarray(prior, float)
     n = prior.size
@@ -54,11 +67,8 @@ def _brute_marginals(prior, rho, truth, convention="paper", released=None, reach
     releases = grid + counts[cells]
     weight = discrete_gaussian.pmf(grid, sigma2).prod(axis=-1)
     post = _bayes(releases, prior, rho, known, convention, released)
-    # Bayes decision: the posterior mode, ties (equal within 1e-12) to the lowest index.
-    best = post.max(axis=-1, keepdims=True)
-    decided = np.argmax(post >= best * (1 - 1e-12), axis=-1)
     post_sum = float(weight @ post[:, truth])
-    correct_sum = float(weight @ (decided == truth))
+    correct_sum = float(weight @ _credit(post, truth, tie_rule))
     return post_sum, correct_sum
 
 
@@ -84,9 +94,14 @@ def test_posterior_and_risk_are_bayes_theorem(prior, rho, known, released, conve
     np.testing.assert_allclose(ua.posterior(*args), exact, rtol=1e-12, atol=1e-300)
     np.testing.assert_allclose(ua.risk(*args), exact / np.asarray(prior), rtol=1e-12)
     np.testing.assert_allclose(ua.posterior(*args).sum(-1), 1.0, rtol=1e-14)
-    # The decision is the posterior mode, a tie going to the first category.
-    first_mode = np.argmax(exact >= exact.max(-1, keepdims=True) * (1 - 1e-12), axis=-1)
-    np.testing.assert_array_equal(ua.decision(*args), first_mode)
+    # The decision is the posterior mode, a tie going to the first or last tied category.
+    tied = exact >= exact.max(-1, keepdims=True) * (1 - 1e-9)
+    first_mode = np.argmax(tied, axis=-1)
+    last_mode = tied.shape[-1] - 1 - np.argmax(tied[..., ::-1], axis=-1)
+    np.testing.assert_array_equal(ua.decision(*args, tie_rule="smallest"), first_mode)
+    np.testing.assert_array_equal(ua.decision(*args, tie_rule="largest"), last_mode)
+    untied = tied.sum(-1) == 1
+    np.testing.assert_array_equal(ua.decision(*args, rng=0)[untied], first_mode[untied])
 
 
 def test_posterior_is_the_closed_form_of_the_paper_convention():
@@ -114,13 +129,17 @@ def test_posterior_broadcasts_priors_and_releases():
         np.testing.assert_allclose(out[i, j], _bayes(releases[i, 0], priors[j], 0.5, [0, 0]))
 
 
-def test_equal_scores_are_ties_that_go_to_the_first_category():
+def test_equal_scores_are_ties_decided_by_the_tie_rule():
     # Uniform prior, one ρ, every release the same distance from its known count.
-    assert ua.decision([3, 4, 5], [1 / 3] * 3, 0.1, [2, 3, 4]) == 0
-    assert ua.decision([3, 5, 5], [1 / 3] * 3, 0.1, [2, 4, 4]) == 0
-    assert ua.decision([2, 5, 5], [1 / 3] * 3, 0.1, [2, 4, 4]) == 1
-    # A tie between the second and third only.
-    assert ua.decision([1, 5, 5], [0.2, 0.4, 0.4], 0.1, [2, 4, 4]) == 1
+    tied = {"tie_rule": "smallest"}
+    assert ua.decision([3, 4, 5], [1 / 3] * 3, 0.1, [2, 3, 4], **tied) == 0
+    assert ua.decision([3, 4, 5], [1 / 3] * 3, 0.1, [2, 3, 4], tie_rule="largest") == 2
+    assert ua.decision([2, 5, 5], [1 / 3] * 3, 0.1, [2, 4, 4], **tied) == 1
+    # A tie between the second and third only: a seeded draw picks one of them.
+    draws = {int(ua.decision([1, 5, 5], [0.2, 0.4, 0.4], 0.1, [2, 4, 4], rng=s)) for s in range(50)}
+    assert draws == {1, 2}
+    with pytest.raises(ValueError, match=r"rng: the decision is tied between \[1, 2\]"):
+        ua.decision([1, 5, 5], [0.2, 0.4, 0.4], 0.1, [2, 4, 4])
 
 
 def test_release_pmf_is_the_product_of_the_cell_pmfs():
@@ -148,18 +167,23 @@ def test_k2_with_one_cell_released_is_the_single_block_attack(p, convention):
         sb.posterior(releases[:, 0], p, RHO_BLOCK, 3, convention=convention),
         rtol=1e-13,
     )
+    # Category 0 is m + 1: the unknown attribute's "smallest" is the single block's "largest".
     np.testing.assert_array_equal(
-        ua.decision(releases, prior, RHO_BLOCK, known, convention, released=[0]) == 0,
-        sb.decision(releases[:, 0], p, RHO_BLOCK, 3, convention) == 4,
+        ua.decision(
+            releases, prior, RHO_BLOCK, known, convention, released=[0], tie_rule="smallest"
+        )
+        == 0,
+        sb.decision(releases[:, 0], p, RHO_BLOCK, 3, convention, tie_rule="largest") == 4,
     )
     for truth, true_count in ((0, 4), (1, 3)):
-        got = ua.marginals(prior, RHO_BLOCK, truth, convention, released=[0])
         args = (p, RHO_BLOCK, 3, true_count, convention)
-        assert got.marginal_posterior == pytest.approx(sb.marginal_posterior(*args), abs=1e-15)
-        assert got.marginal_risk == pytest.approx(sb.marginal_risk(*args), rel=1e-13)
-        assert got.correct_decision_probability == pytest.approx(
-            sb.correct_decision_probability(*args), abs=1e-15
-        )
+        for ua_rule, sb_rule in (("split", "split"), ("smallest", "largest")):
+            got = ua.marginals(prior, RHO_BLOCK, truth, convention, released=[0], tie_rule=ua_rule)
+            assert got.marginal_posterior == pytest.approx(sb.marginal_posterior(*args), abs=1e-15)
+            assert got.marginal_risk == pytest.approx(sb.marginal_risk(*args), rel=1e-13)
+            assert got.correct_decision_probability == pytest.approx(
+                sb.correct_decision_probability(*args, tie_rule=sb_rule), abs=1e-15
+            )
 
 
 def test_k2_case_with_one_cell_released_has_the_single_block_measures():
@@ -205,11 +229,14 @@ MARGINAL_CASES = [
 ]
 
 
+@pytest.mark.parametrize("tie_rule", ["split", "largest", "smallest"])
 @pytest.mark.parametrize(("prior", "rho", "released", "convention"), MARGINAL_CASES)
-def test_marginals_equal_brute_force_sums_over_every_release(prior, rho, released, convention):
+def test_marginals_equal_brute_force_sums_over_every_release(
+    prior, rho, released, convention, tie_rule
+):
     for truth in range(len(prior)):
-        got = ua.marginals(prior, rho, truth, convention, released)
-        post, correct = _brute_marginals(prior, rho, truth, convention, released)
+        got = ua.marginals(prior, rho, truth, convention, released, tie_rule=tie_rule)
+        post, correct = _brute_marginals(prior, rho, truth, convention, released, tie_rule=tie_rule)
         assert abs(got.marginal_posterior - post) <= got.posterior_error_bound + 1e-13
         assert abs(got.correct_decision_probability - correct) <= (got.decision_error_bound + 1e-13)
         assert got.marginal_risk == pytest.approx(got.marginal_posterior / prior[truth])
@@ -246,7 +273,7 @@ def test_marginals_agree_with_simulated_releases_within_4_se():
     noise = discrete_gaussian.sample(noise_variance(rho), size=(n, 6), rng=rng)
     releases = known + (np.arange(6) == truth) + noise
     post = ua.posterior(releases, prior, rho, known)[:, truth]
-    correct = ua.decision(releases, prior, rho, known) == truth
+    correct = ua.decision(releases, prior, rho, known, rng=1) == truth
     se_post = post.std(ddof=1) / np.sqrt(n)
     q = got.correct_decision_probability
     assert abs(post.mean() - got.marginal_posterior) <= 4 * se_post
@@ -414,3 +441,28 @@ def test_shipped_ethnicity_model_file_is_the_two_level_attack():
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+# --- ties ----------------------------------------------------------------------------------
+
+
+def test_split_ties_do_not_depend_on_the_order_of_the_categories():
+    """Relabelling the categories moves the truth's position: only "split" is invariant."""
+    prior, rho = [0.25, 0.5, 0.25], 1.0
+    for rule, invariant in (("split", True), ("smallest", False), ("largest", False)):
+        first = ua.marginals(prior, rho, 0, tie_rule=rule).correct_decision_probability
+        last = ua.marginals(prior[::-1], rho, 2, tie_rule=rule).correct_decision_probability
+        assert (first == pytest.approx(last, abs=1e-15)) is invariant, rule
+
+
+def test_three_categories_under_a_uniform_prior_tie_on_a_sixth_of_the_releases():
+    """The example of the concepts page: 17% of the release mass tied at the 2020 block ρ."""
+    values = {
+        rule: ua.marginals([1 / 3] * 3, RHO_BLOCK, 0, tie_rule=rule).correct_decision_probability
+        for rule in ("smallest", "split", "largest")
+    }
+    for rule, value in values.items():
+        _, brute = _brute_marginals([1 / 3] * 3, RHO_BLOCK, 0, reach=25, tie_rule=rule)
+        assert value == pytest.approx(brute, abs=1e-12), rule
+    # the numbers the concepts page quotes
+    assert [round(values[r], 3) for r in ("smallest", "largest", "split")] == [0.536, 0.399, 0.465]

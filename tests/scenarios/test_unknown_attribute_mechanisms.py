@@ -57,8 +57,13 @@ def brute_posterior(releases, prior, mechanisms, known, released):
     return joint / joint.sum(axis=-1, keepdims=True)
 
 
-def brute_marginals(prior, mechanisms, c, released=(0, 1, 2)):
-    """(3.3) and (3.6) by Bayes' rule on the whole joint grid of releases from the truth."""
+def brute_marginals(prior, mechanisms, c, released=(0, 1, 2), tie_rule="split"):
+    """(3.3) and (3.6) by Bayes' rule on the whole joint grid of releases from the truth.
+
+    A release whose largest posterior is shared by k categories (to 1e-9
+    relative) counts 1/k for the truth among them ("split"), or 1 if the truth
+    is the last ("largest") or first ("smallest") of them.
+    """
     tables = [_noise_values(mechanisms[k]) for k in released]
     z = np.ix_(*(zk for zk, _ in tables))
     mass = np.ones(())
@@ -66,8 +71,15 @@ def brute_marginals(prior, mechanisms, c, released=(0, 1, 2)):
         mass = mass * pmf.reshape([-1 if i == axis else 1 for i in range(len(tables))])
     releases = [KNOWN[k] + (k == c) + zk for k, zk in zip(released, z, strict=True)]
     values = brute_posterior(releases, prior, mechanisms, KNOWN, released)
-    right = np.argmax(values, axis=-1) == c
-    return float(np.sum(mass * values[..., c])), float(np.sum(mass * right))
+    tied = values >= values.max(axis=-1, keepdims=True) * (1 - 1e-9)
+    first = np.argmax(tied, axis=-1)
+    last = tied.shape[-1] - 1 - np.argmax(tied[..., ::-1], axis=-1)
+    credit = {
+        "split": tied[..., c] / tied.sum(axis=-1),
+        "largest": (last == c).astype(float),
+        "smallest": (first == c).astype(float),
+    }[tie_rule]
+    return float(np.sum(mass * values[..., c])), float(np.sum(mass * credit))
 
 
 @pytest.mark.parametrize("convention", ["paper", "das"])
@@ -114,18 +126,21 @@ def test_posterior_against_bayes_rule(row):
                 expected / PRIOR,
                 rtol=1e-12,
             )
-            assert ua.decision(releases, PRIOR, None, KNOWN, mechanism=ROWS[row]) == np.argmax(
-                expected
-            )
+            assert ua.decision(
+                releases, PRIOR, None, KNOWN, mechanism=ROWS[row], tie_rule="smallest"
+            ) == np.argmax(expected >= expected.max() * (1 - 1e-9))
 
 
+@pytest.mark.parametrize("tie_rule", ["split", "largest", "smallest"])
 @pytest.mark.parametrize("row", list(ROWS), ids=list(ROWS))
 @pytest.mark.parametrize("c", [0, 2])
-def test_marginals_against_brute_force(row, c):
+def test_marginals_against_brute_force(row, c, tie_rule):
     mechanisms = _per_cell(ROWS[row])
     for released in ((0, 1, 2), (0, 2), (c,)):
-        result = ua.marginals(PRIOR, None, c, released=released, mechanism=ROWS[row])
-        post, correct = brute_marginals(PRIOR, mechanisms, c, released)
+        result = ua.marginals(
+            PRIOR, None, c, released=released, mechanism=ROWS[row], tie_rule=tie_rule
+        )
+        post, correct = brute_marginals(PRIOR, mechanisms, c, released, tie_rule)
         assert result.marginal_posterior == pytest.approx(
             post, abs=result.posterior_error_bound + 1e-13
         )

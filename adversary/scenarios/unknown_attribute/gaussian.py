@@ -1,0 +1,147 @@
+"""The data holder's measures of the unknown-attribute attack under discrete Gaussian noise.
+
+With ``a_k = 1/(2σ_k²)`` category k scores ``log π_k + a_k(2Z_k + 2·1[k = c] - 1)``
+under the truth c (``log π_k`` if its cell is not released), the noises
+``Z_k ~ DG(0, σ_k²)`` independent. See
+:func:`~adversary.scenarios.unknown_attribute.marginals` for the methods and
+their bounds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...measures.decision import competition_credit, tie_tolerance
+from ...noise import discrete_gaussian
+from .sums import (
+    GRID_CURVATURE_BOUND,
+    UnknownAttributeMarginals,
+    expit_average,
+    logsumexp_distribution,
+    posterior_by_method,
+)
+
+__all__ = ["gaussian_marginals"]
+
+# Thresholds beyond ±this are saturated (probabilities 0 or 1) to stay integral.
+_LIMIT = 2.0**61
+
+
+@dataclass(frozen=True)
+class _Noise:
+    """One released cell's truncated noise: values ``z``, masses, cut-off, omitted mass."""
+
+    z: np.ndarray
+    masses: np.ndarray
+    cutoff: int
+    omitted: float
+
+
+def _noise(sigma2: float, tail_mass: float) -> _Noise:
+    reach = int(discrete_gaussian.cutoff(sigma2, tail_mass))
+    z = np.arange(-reach, reach + 1)
+    omitted = float(2.0 * discrete_gaussian.tail_bound(reach + 1, sigma2))
+    return _Noise(z, discrete_gaussian.pmf(z, sigma2), reach, omitted)
+
+
+def _truth_scores(log_prior, a, noises, c):
+    """Per category: the score values ``log π_k + a_k(2z + 2·1[k=c] - 1)`` and their masses.
+
+    A cell not released has one value, ``log π_k``, with mass 1.
+    """
+    out = []
+    for k, (lp, noise) in enumerate(zip(log_prior, noises, strict=True)):
+        if noise is None:
+            out.append((np.array([lp]), np.ones(1)))
+        else:
+            shift = 1.0 if k == c else -1.0
+            out.append((lp + a[k] * (2.0 * noise.z + shift), noise.masses))
+    return out
+
+
+def _gridded_posterior(terms, c, grid_width):
+    """``E[expit(log π_c + s_c - L)]`` with L from :func:`logsumexp_distribution`."""
+    others = [term for k, term in enumerate(terms) if k != c]
+    l_values, l_masses, spread, h = logsumexp_distribution(others, grid_width)
+    return expit_average(*terms[c], l_values, l_masses), spread, h
+
+
+def _at_most(t, log_prior_k, a_k, sigma2_k, strict: bool):
+    """``P[log π_k + a_k(2Z_k - 1) < t]`` (strict) or ``≤ t``, for ``Z_k ~ DG(0, σ_k²)``.
+
+    The score is ``≤ t`` iff ``Z_k ≤ floor((t - log π_k + a_k)/(2a_k))``.
+    """
+    position = (t - log_prior_k + a_k) / (2.0 * a_k)
+    top = np.ceil(position) - 1.0 if strict else np.floor(position)
+    top = np.clip(top, -_LIMIT, _LIMIT)
+    return discrete_gaussian.cdf(top.astype(np.int64), sigma2_k)
+
+
+def _decision_probability(log_prior, a, noises, c, tolerance, tie_rule):
+    """(3.6) for the truth c: a one-dimensional sum over ``Z_c`` (the truth's score ``v``).
+
+    Given v, each other category k independently scores below ``v - tol``,
+    within ``tol`` of v (tied) or above; both probabilities are exact discrete
+    Gaussian cdfs (a constant for a cell not released), and
+    :func:`~adversary.measures.decision.competition_credit` counts the ties
+    by ``tie_rule``.
+    """
+    if noises[c] is None:
+        c_values, c_masses = np.array([log_prior[c]]), np.ones(1)
+    else:
+        c_values = log_prior[c] + a[c] * (2.0 * noises[c].z + 1.0)
+        c_masses = noises[c].masses
+    others = [k for k in range(len(log_prior)) if k != c]
+    below = np.empty((c_values.size, len(others)))
+    tied = np.empty_like(below)
+    for column, k in enumerate(others):
+        low, high = c_values - tolerance, c_values + tolerance
+        if noises[k] is None:
+            below[:, column] = log_prior[k] < low
+            tied[:, column] = (log_prior[k] >= low) & (log_prior[k] <= high)
+            continue
+        sigma2_k = 1.0 / (2.0 * a[k])
+        below[:, column] = _at_most(low, log_prior[k], a[k], sigma2_k, strict=True)
+        tied[:, column] = _at_most(high, log_prior[k], a[k], sigma2_k, False) - below[:, column]
+    before = np.array([k < c for k in others])
+    return float(competition_credit(below, tied, before, tie_rule) @ c_masses)
+
+
+def gaussian_marginals(
+    prior, c, mask, sigma2, tail_mass, grid_width, method, tie_rule
+) -> UnknownAttributeMarginals:
+    """:func:`~adversary.scenarios.unknown_attribute.marginals` for discrete Gaussian noise."""
+    n_categories = prior.size
+    sigma2 = np.broadcast_to(sigma2, (n_categories,))
+    n_released = int(mask.sum())
+    noises = [
+        _noise(float(s2), tail_mass / n_released) if on else None
+        for s2, on in zip(sigma2, mask, strict=True)
+    ]
+    a = 1.0 / (2.0 * sigma2)
+    log_prior = np.log(prior)
+    terms = _truth_scores(log_prior, a, noises, c)
+    omitted = sum(noise.omitted for noise in noises if noise is not None)
+    reach = float(np.max(np.abs(log_prior))) + max(
+        float(a[k] * (2.0 * noises[k].cutoff + 1.0)) for k in range(n_categories) if mask[k]
+    )
+    post, spread, h, method = posterior_by_method(terms, c, method, grid_width, _gridded_posterior)
+    posterior_bound = 0.5 * GRID_CURVATURE_BOUND * spread + omitted
+    tolerance = float(tie_tolerance(2.0 * reach))
+    correct = _decision_probability(log_prior, a, noises, c, tolerance, tie_rule)
+    decision_bound = 0.0 if noises[c] is None else noises[c].omitted
+    return UnknownAttributeMarginals(
+        marginal_posterior=float(post),
+        marginal_risk=float(post / prior[c]),
+        correct_decision_probability=float(correct),
+        posterior_error_bound=float(posterior_bound),
+        risk_error_bound=float(posterior_bound / prior[c]),
+        decision_error_bound=float(decision_bound),
+        omitted_mass=float(omitted),
+        cutoffs=tuple(noise.cutoff for noise in noises if noise is not None),
+        method=method,
+        grid_width=h,
+        tie_rule=tie_rule,
+    )
