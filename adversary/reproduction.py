@@ -25,6 +25,7 @@ import pandas as pd
 from scipy import special
 
 from .budget import get_preset
+from .measures.decision import binary_credit
 from .noise import discrete_gaussian
 from .scenarios import block_group as bg
 from .scenarios import single_block as sb
@@ -35,7 +36,7 @@ from .scenarios.block_group_prior import (
     improper_uniform,
     point_mass,
 )
-from .scenarios.block_group_releases import TIE_TOLERANCE, decision_map
+from .scenarios.block_group_releases import decision_map
 
 __all__ = ["REASONS", "ROWS", "Row", "report"]
 
@@ -273,27 +274,40 @@ def _table78_rows() -> list[Row]:
     return rows
 
 
+#: The paper's tie rule: (3.6) counts the releases whose posterior of X1 = 1 is at least
+#: 1/2, so a tie decides X1 = 1 (the package's default, "split", would count it half).
+PAPER_TIE_RULE = "largest"
+
+
+def _paper_map(truth: tuple, x2_prior: BlockGroupPrior, rho2: float):
+    return decision_map(
+        truth, x2_prior=x2_prior, tie_rule=PAPER_TIE_RULE, **(GRANVILLE | {"rho2": rho2})
+    )
+
+
 @cache
 def _decision_map(truth: tuple, x2_prior: BlockGroupPrior, rho2: float = RHO_GROUP):
-    return decision_map(truth, x2_prior=x2_prior, **(GRANVILLE | {"rho2": rho2})).attrs
+    return _paper_map(truth, x2_prior, rho2).attrs
 
 
 @cache
 def _paper_decisions(truth: tuple, x2_prior: BlockGroupPrior, rho2: float = RHO_GROUP) -> dict:
     """Decision measures when the adversary decides by the incompatible sampler's law."""
-    maps = decision_map(truth, x2_prior=x2_prior, **(GRANVILLE | {"rho2": rho2}))
+    maps = _paper_map(truth, x2_prior, rho2)
     noise = bg.noise_model(RHO_BLOCK, rho2, 27)
     releases = np.meshgrid(*(maps[d].values for d in maps.posterior.dims), indexing="ij")
     law = stationary_x1_probability(
         *releases, prior=0.5, noise=noise, x2_prior=x2_prior, x2_max=truth[1] + 50
     )
-    decided = (special.logit(law) >= -TIE_TOLERANCE).astype(int)  # ties as in decision_map
-    right, right_alone = decided == truth[0], maps.decision_without_hierarchy.values == truth[0]
+    has_c = truth[0] == 1
+    credit = binary_credit(special.logit(law), has_c, PAPER_TIE_RULE)
+    alone = maps.decision_without_hierarchy.values  # 0 or 1: the paper's rule decides ties
+    credit_alone = alone if has_c else 1.0 - alone
     weights = maps.release_probability.values
     return {
-        "correct_decision_probability": float(weights[right].sum()),
-        "changed_to_correct": float(weights[right & ~right_alone].sum()),
-        "changed_to_wrong": float(weights[~right & right_alone].sum()),
+        "correct_decision_probability": float(np.sum(weights * credit)),
+        "changed_to_correct": float(np.sum(weights * np.maximum(credit - credit_alone, 0.0))),
+        "changed_to_wrong": float(np.sum(weights * np.maximum(credit_alone - credit, 0.0))),
     }
 
 

@@ -55,6 +55,7 @@ import xarray as xr
 from scipy import special
 
 from .._validation import as_counts, as_integers, as_positive, as_probability
+from ..measures.decision import DEFAULT_TIE_RULE
 from ..measures.noise import (
     impossible_release_error,
     log_ratio,
@@ -349,6 +350,7 @@ def marginals(
     grid_width=multi_level.DEFAULT_GRID_WIDTH,
     *,
     mechanism=None,
+    tie_rule=DEFAULT_TIE_RULE,
 ) -> multi_level.MultiLevelMarginals:
     """Marginal posterior, marginal total risk and correct-decision probability of m releases.
 
@@ -359,22 +361,22 @@ def marginals(
     :func:`adversary.scenarios.multi_level.marginals` with the releases' ρ in
     the paper's convention (:func:`paper_rhos`), with its error bounds.
     ``rhos`` has the releases on its last axis. ``mechanism`` (one per
-    release) replaces ``rhos`` and ``convention``.
+    release) replaces ``rhos`` and ``convention``. Releases of equal ρ tie the
+    decision with positive probability; ``tie_rule`` counts the ties
+    (:mod:`adversary.measures.decision`).
     """
     a, mechanisms = _paper_rhos_or_mechanisms(rhos, convention, mechanism)
     known = as_counts(known_count, "known_count")
-    if mechanisms is not None:
-        return multi_level.marginals(
-            prior,
-            None,
-            known,
-            true_count,
-            tail_mass=tail_mass,
-            grid_width=grid_width,
-            mechanism=mechanisms,
-        )
     return multi_level.marginals(
-        prior, a, known, true_count, "paper", tail_mass=tail_mass, grid_width=grid_width
+        prior,
+        None if mechanisms is not None else a,
+        known,
+        true_count,
+        "paper",
+        tail_mass=tail_mass,
+        grid_width=grid_width,
+        mechanism=mechanisms,
+        tie_rule=tie_rule,
     )
 
 
@@ -388,6 +390,7 @@ def marginal_by_releases(
     tail_mass=DEFAULT_TAIL_MASS,
     grid_width=multi_level.DEFAULT_GRID_WIDTH,
     mechanism=None,
+    tie_rule=DEFAULT_TIE_RULE,
 ) -> xr.Dataset:
     """The marginal measures after 1, 2, …, m releases, as a Dataset over ``(releases, prior)``.
 
@@ -398,24 +401,22 @@ def marginal_by_releases(
     and ``rho`` holds the releases' ρ as given. With ``mechanism`` (one per
     release) instead, the coordinate ``mechanism`` labels each release's noise
     (and ``paper_rho`` holds ``1/(2σ²)`` when they are all discrete Gaussians).
+    ``tie_rule`` counts tied decisions (:mod:`adversary.measures.decision`).
     """
+    common = dict(
+        true_count=true_count,
+        known_count=known_count,
+        tail_mass=tail_mass,
+        grid_width=grid_width,
+        tie_rule=tie_rule,
+    )
     if mechanism is not None:
-        return _mechanism_curve(
-            priors, rhos, known_count, true_count, tail_mass, grid_width, mechanism
-        )
+        return _mechanism_curve(priors, rhos, mechanism, common)
     rhos = as_positive(rhos, "rhos")
     if rhos.ndim != 1:
         raise ValueError(f"rhos must be a 1-d sequence of per-release ρ, got shape {rhos.shape}")
     a = paper_rhos(rhos, convention)
-    curve = multi_level.marginal_by_levels(
-        priors,
-        a,
-        true_count=true_count,
-        known_count=known_count,
-        convention="paper",
-        tail_mass=tail_mass,
-        grid_width=grid_width,
-    )
+    curve = multi_level.marginal_by_levels(priors, a, convention="paper", **common)
     curve = curve.rename({"levels": "releases"}).assign_coords(
         rho=("releases", rhos), paper_rho=("releases", a)
     )
@@ -428,12 +429,9 @@ def marginal_by_releases(
     return curve
 
 
-def _mechanism_curve(priors, rhos, known_count, true_count, tail_mass, grid_width, mechanism):
-    """:func:`marginal_by_releases` for one mechanism per release."""
+def _mechanism_curve(priors, rhos, mechanism, common):
+    """:func:`marginal_by_releases` for one mechanism per release (``common``: its options)."""
     a, mechanisms = _paper_rhos_or_mechanisms(rhos, "paper", mechanism)
-    common = dict(
-        true_count=true_count, known_count=known_count, tail_mass=tail_mass, grid_width=grid_width
-    )
     if mechanisms is None:
         curve = multi_level.marginal_by_levels(priors, a, convention="paper", **common)
         curve = curve.drop_vars("rho").assign_coords(paper_rho=("levels", a))

@@ -292,42 +292,59 @@ def _central(dataset: xr.Dataset, probability: xr.DataArray, mass: float) -> xr.
     return dataset.isel(keep)
 
 
+def _decided(value: float) -> str:
+    """A decided count for a legend: ``2``, or ``1 or 2 (tie)`` for a split tie's ``1.5``."""
+    if float(value).is_integer():
+        return str(int(value))
+    return f"{math.floor(value)} or {math.ceil(value)} (tie)"
+
+
+def _credit(decision, truth):
+    """(3.6)'s credit of a decided count (``m + 1/2`` for a split tie) given the true count."""
+    return 1.0 - np.abs(np.asarray(decision, dtype=np.float64) - truth)
+
+
 def _decision_categories(dataset: xr.Dataset, truth):
     """``(codes over the grid, names of the codes, colours or None)`` for the map."""
-    decision = dataset["decision"].astype(np.int64)
+    decision = dataset["decision"].astype(np.float64)
     if "decision_without_hierarchy" not in dataset:
-        values = sorted(int(v) for v in np.unique(decision.values))
+        values = sorted(float(v) for v in np.unique(decision.values))
         codes = xr.apply_ufunc(np.searchsorted, values, decision)
-        names = [
-            f"decides {v}" + ("" if truth is None else (" (right)" if v == truth else " (wrong)"))
-            for v in values
-        ]
+        names = []
+        for v in values:
+            verdict = ""
+            if truth is not None:
+                verdict = {1.0: " (right)", 0.0: " (wrong)"}.get(float(_credit(v, truth)), "")
+            names.append(f"decides {_decided(v)}{verdict}")
         palette = ["#d9d9d9", "#4c72b0", "#dd8452", "#55a868"]
         return codes, names, palette[: len(values)] if len(values) <= len(palette) else None
-    without = dataset["decision_without_hierarchy"].astype(np.int64)
+    without = dataset["decision_without_hierarchy"].astype(np.float64)
     pairs = sorted(
         {
-            (int(a), int(b))
+            (float(a), float(b))
             for a, b in zip(without.values.ravel(), decision.values.ravel(), strict=True)
         }
     )
     lookup = {pair: k for k, pair in enumerate(pairs)}
     codes = xr.apply_ufunc(
-        np.vectorize(lambda a, b: lookup[(int(a), int(b))], otypes=[np.int64]), without, decision
+        np.vectorize(lambda a, b: lookup[(float(a), float(b))], otypes=[np.int64]),
+        without,
+        decision,
     )
     names, colours = [], []
     greys = iter(["#d9d9d9", "#969696", "#636363", "#252525"] * len(pairs))
     for a, b in pairs:
         if a == b:
-            names.append(f"decides {b} with or without hierarchy")
+            names.append(f"decides {_decided(b)} with or without hierarchy")
             colours.append(next(greys))
+            continue
+        better = None if truth is None else _credit(b, truth) > _credit(a, truth)
+        verdict = {None: "", True: ", right", False: ", wrong"}[better]
+        names.append(f"hierarchy changes {_decided(a)} → {_decided(b)}{verdict}")
+        if truth is None:
+            colours.append("#4c72b0" if b > a else "#dd8452")
         else:
-            verdict = "" if truth is None else (", right" if b == truth else ", wrong")
-            names.append(f"hierarchy changes {a} → {b}{verdict}")
-            if truth is None:
-                colours.append("#4c72b0" if b > a else "#dd8452")
-            else:
-                colours.append("#55a868" if b == truth else "#c44e52")
+            colours.append("#55a868" if better else "#c44e52")
     return codes, names, colours
 
 
@@ -340,8 +357,9 @@ def decision_map_figure(
     """The adversary's decision over released ``(x1*, x2*, y1*)``, like Kazan & Reiter's Figure 4.
 
     ``dataset`` has dims ``x1_release``, ``x2_release``, ``y1_release`` (integer
-    coordinates) and a boolean or integer ``decision`` (the Bayes decision (3.5)
-    about ``X1``); optionally ``decision_without_hierarchy`` (the single-block
+    coordinates) and a boolean or numeric ``decision`` (the Bayes decision (3.5)
+    about ``X1``: the count decided, ``m + 1/2`` on a tie split by the tie
+    rule); optionally ``decision_without_hierarchy`` (the single-block
     decision), whose disagreements are coloured — as right or wrong when the
     true ``x1`` is known (``attrs["true_x1"]``, or ``attrs["truth"] = (x1, x2,
     y1)``); and optionally ``release_probability`` (the pmf of the releases
@@ -351,7 +369,8 @@ def decision_map_figure(
     With a release probability, each axis is first cropped to the central
     range holding ``mass`` of its marginal (``None``: no cropping; the paper
     shows > 99%), the panel titles give each ``x1*``'s mass, and the title the
-    mass on which the hierarchy changes the decision to right and to wrong.
+    mass on which the hierarchy changes the decision to right and to wrong (a
+    change to or from a split tie counting half).
     """
     if not isinstance(dataset, xr.Dataset) or "decision" not in dataset:
         raise TypeError("dataset must be a Dataset with a 'decision' variable")
@@ -368,9 +387,11 @@ def decision_map_figure(
     probability = _release_probability(dataset)
     summary = ""
     if probability is not None and truth is not None and "decision_without_hierarchy" in dataset:
-        changed = dataset["decision"] != dataset["decision_without_hierarchy"]
-        right = float(probability.where(changed & (dataset["decision"] == truth), 0).sum())
-        wrong = float(probability.where(changed & (dataset["decision"] != truth), 0).sum())
+        gain = _credit(dataset["decision"], truth) - _credit(
+            dataset["decision_without_hierarchy"], truth
+        )
+        right = float((probability * np.maximum(gain, 0.0)).sum())
+        wrong = float((probability * np.maximum(-gain, 0.0)).sum())
         summary = (
             f"\nthe hierarchy changes the decision to right on {right:.2%} and to wrong on "
             f"{wrong:.2%} of the release mass"

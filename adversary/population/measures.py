@@ -88,7 +88,7 @@ def single_block_measures(model: PopulationModel, budget: str) -> pd.DataFrame:
     def compute(p):
         return (
             single_block.marginal_risk(p, rho, tail_mass=model.tail_mass, **args),
-            single_block.correct_decision_probability(p, rho, **args),
+            single_block.correct_decision_probability(p, rho, tie_rule=model.tie_rule, **args),
         )
 
     return pd.DataFrame(_rows(model, budget, {}, compute))
@@ -101,7 +101,9 @@ def multi_level_measures(model: PopulationModel, budget: str, levels: int) -> pd
     used = np.array([rhos[level] for level in LEVELS[:levels]])
 
     def compute(p):
-        result = multi_level.marginals(p, used, None, None, model.convention, model.tail_mass)
+        result = multi_level.marginals(
+            p, used, None, None, model.convention, model.tail_mass, tie_rule=model.tie_rule
+        )
         return result.marginal_risk, result.correct_decision_probability
 
     return pd.DataFrame(_rows(model, budget, {"levels": int(levels)}, compute))
@@ -134,6 +136,7 @@ def block_group_measures(
                 None,
                 model.convention,
                 model.tail_mass,
+                tie_rule=model.tie_rule,
             )
             return result.marginal_risk, result.correct_decision_probability
 
@@ -151,6 +154,7 @@ def block_group_measures(
                 convention=model.convention,
                 sum_noise=model.sum_noise,
                 tail_mass=model.tail_mass,
+                tie_rule=model.tie_rule,
             ).attrs
             return attrs["marginal_risk"], attrs["correct_decision_probability"]
 

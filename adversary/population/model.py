@@ -18,6 +18,7 @@ import numpy as np
 
 from .._validation import as_positive, as_probability
 from ..budget import DEFAULT_PRESET, get_preset
+from ..measures.decision import DEFAULT_TIE_RULE, check_tie_rule
 from ..measures.releases import DEFAULT_TAIL_MASS
 from ..model_files import load_module
 from ..noise.conventions import as_convention
@@ -67,6 +68,8 @@ class PopulationModel:
         The block-group attack's prior of ``X2 | X1`` and noise of the other
         blocks' sum, and the release probability every marginal sum may leave
         out.
+    ``tie_rule``
+        How a tied decision counts in (3.6) (:mod:`adversary.measures.decision`).
     """
 
     name: str
@@ -83,9 +86,11 @@ class PopulationModel:
     x2_prior: BlockGroupPrior = field(default_factory=improper_uniform)
     sum_noise: str = "approximate"
     tail_mass: float = DEFAULT_TAIL_MASS
+    tie_rule: str = DEFAULT_TIE_RULE
     description: str = ""
 
     def __post_init__(self):
+        check_tie_rule(self.tie_rule)
         object.__setattr__(self, "characteristics", tuple(self.characteristics))
         object.__setattr__(self, "attacks", tuple(self.attacks))
         if not self.characteristics or len(set(self.characteristics)) != len(self.characteristics):
@@ -153,6 +158,7 @@ class PopulationModel:
             "x2_prior": self.x2_prior.describe(),
             "sum_noise": self.sum_noise,
             "tail_mass": float(self.tail_mass),
+            "tie_rule": self.tie_rule,
             "rho": {label: self.rhos(label) for label in self.budgets},
         }
 

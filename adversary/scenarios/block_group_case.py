@@ -13,6 +13,7 @@ import pymc as pm
 import xarray as xr
 
 from .._validation import as_counts, as_probability
+from ..measures.decision import DEFAULT_TIE_RULE, check_tie_rule
 from ..measures.marginal import MarginalMeasures
 from ..measures.protocol import CaseFields
 from ..measures.protocol import prior_label as prior_label_of
@@ -43,7 +44,8 @@ class BlockGroupCase(CaseFields):
     of ``rho1``, ``rho2`` (then ``None``) and ``convention``: one mechanism for
     both releases or a pair ``(block, block group)`` (stored as a pair).
     ``sum_noise`` defaults to ``"approximate"`` (3.7) for discrete Gaussians and
-    ``"exact"`` for other noise.
+    ``"exact"`` for other noise. ``tie_rule`` is how a tied decision counts in
+    (3.6) (:mod:`adversary.measures.decision`; the paper's is ``"largest"``).
     """
 
     name: str
@@ -59,8 +61,10 @@ class BlockGroupCase(CaseFields):
     sum_noise: str | None = None
     description: str = ""
     mechanism: tuple[NoiseMechanism, NoiseMechanism] | None = None
+    tie_rule: str = DEFAULT_TIE_RULE
 
     def __post_init__(self):
+        check_tie_rule(self.tie_rule)
         _validated_releases(*self.releases)
         as_counts(list(self.truth), "truth")
         as_probability(list(self.priors.values()), "priors")
@@ -113,7 +117,12 @@ class BlockGroupCase(CaseFields):
         self, prior_label: str | None = None, tail_mass: float = DEFAULT_TAIL_MASS
     ) -> xr.Dataset:
         """Every release from the truth with the adversary's posterior and decision (Figure 4)."""
-        return decision_map(self.truth, tail_mass=tail_mass, **self._arguments(prior_label))
+        return decision_map(
+            self.truth,
+            tail_mass=tail_mass,
+            tie_rule=self.tie_rule,
+            **self._arguments(prior_label),
+        )
 
     def marginal_measures(
         self, prior_label: str | None = None, tail_mass: float = DEFAULT_TAIL_MASS
@@ -136,4 +145,5 @@ class BlockGroupCase(CaseFields):
             omitted_mass=releases["omitted_mass"],
             error_bound=releases["omitted_mass"],
             details={key: releases[key] for key in keys},
+            tie_rule=self.tie_rule,
         )

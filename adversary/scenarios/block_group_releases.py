@@ -40,6 +40,7 @@ import xarray as xr
 from scipy import special
 
 from .._validation import as_counts, as_probability
+from ..measures.decision import DEFAULT_TIE_RULE, TIE_TOLERANCE, binary_credit, check_tie_rule
 from ..measures.noise import log_ratio
 from ..measures.releases import DEFAULT_TAIL_MASS
 from ..noise import discrete_gaussian
@@ -53,13 +54,7 @@ from .block_group import (
 )
 from .block_group_prior import BlockGroupPrior
 
-__all__ = ["TIE_TOLERANCE", "decision_map", "release_grid"]
-
-#: Log odds within this of 0 are ties (posterior 1/2), decided as ``m + 1`` (3.5).
-#: Exact ties are common: with a point-mass prior on ``X2`` the log odds are a
-#: rational combination of integers (e.g. ``y1* = 38 - 27 x1*`` at the 2020 ρ, d = 27),
-#: and float rounding would otherwise decide them either way.
-TIE_TOLERANCE = 1e-9
+__all__ = ["decision_map", "release_grid"]
 
 
 def _cutoff(mechanism, share: float) -> int:
@@ -182,20 +177,28 @@ def decision_map(
     sum_noise=None,
     tail_mass=DEFAULT_TAIL_MASS,
     mechanism=None,
+    tie_rule=DEFAULT_TIE_RULE,
 ) -> xr.Dataset:
     """Every release's probability, the adversary's posterior and decisions (Figure 4).
 
     ``truth`` is ``(x1, x2)`` or ``(x1, x2, y1)`` with ``y1 = x2 - x1``. Returns a
     Dataset over ``(x1_release, x2_release, y1_release)`` with variables
     ``release_probability``, ``posterior`` (of ``X1 = m+1``, S3.4), ``decision``
-    and ``decision_without_hierarchy`` (3.5, from ``x1*`` alone). Attributes:
+    and ``decision_without_hierarchy`` (3.5, from ``x1*`` alone), and ``tied``
+    and ``tied_without_hierarchy`` (the two values equally probable: common with
+    a point-mass prior on ``X2``, where the log odds are often exactly 0). A
+    decision is the count decided, ``m`` or ``m + 1``; a tie is decided by
+    ``tie_rule`` (:mod:`adversary.measures.decision`), and under ``"split"`` its
+    ``decision`` is ``m + 1/2``, the expected count decided. Attributes:
     ``marginal_posterior`` (3.3) and ``marginal_risk`` (3.4) of the truth,
-    ``correct_decision_probability`` (3.6) and the same without the block group,
-    ``changed_to_correct`` / ``changed_to_wrong`` (release probability where the
-    block group changes the decision to the right / wrong value),
-    ``omitted_mass`` and the cut-offs.
+    ``correct_decision_probability`` (3.6) and the same without the block group
+    (ties counted by ``tie_rule``), ``changed_to_correct`` / ``changed_to_wrong``
+    (the release probability by which the block group raises / lowers the
+    decision's credit: where it changes the decision to the right / wrong
+    value, a tie counting half), ``tie_rule``, ``omitted_mass`` and the cut-offs.
     """
     x1, x2, y1 = _validated_truth(truth, known_count)
+    check_tie_rule(tie_rule)
     prior = float(as_probability(prior, "prior"))
     known = int(as_counts(known_count, "known_count"))
     x2_prior = _validated_x2_prior(x2_prior)
@@ -246,13 +249,14 @@ def decision_map(
             "x2_prior: some releases on the grid are impossible under both values of X1"
         )
     posterior = special.expit(log_odds)
-    decision = known + (log_odds >= -TIE_TOLERANCE).astype(np.int64)
-    alone = known + (single_block_log_odds >= -TIE_TOLERANCE).astype(np.int64)
-    alone = np.broadcast_to(alone, decision.shape)
+    single_block_log_odds = np.broadcast_to(single_block_log_odds, log_odds.shape)
+    # P[the decision is m + 1] by the tie rule (1/2 on a split tie), and the truth's credit.
+    up = binary_credit(log_odds, True, tie_rule)
+    up_alone = binary_credit(single_block_log_odds, True, tie_rule)
     has_c = x1 == known + 1
+    credit, credit_alone = (up, up_alone) if has_c else (1.0 - up, 1.0 - up_alone)
     posterior_of_truth = posterior if has_c else special.expit(-log_odds)
     prior_of_truth = prior if has_c else 1.0 - prior
-    right, right_alone = decision == x1, alone == x1
     omitted = _omitted_mass(noise, grid, (x1, x2, y1), tail_mass)
     marginal_posterior = float(np.sum(weights * posterior_of_truth))
     dims = ("x1_release", "x2_release", "y1_release")
@@ -260,8 +264,10 @@ def decision_map(
         {
             "release_probability": (dims, weights),
             "posterior": (dims, posterior),
-            "decision": (dims, decision),
-            "decision_without_hierarchy": (dims, np.array(alone)),
+            "decision": (dims, known + up),
+            "decision_without_hierarchy": (dims, known + up_alone),
+            "tied": (dims, np.abs(log_odds) <= TIE_TOLERANCE),
+            "tied_without_hierarchy": (dims, np.abs(single_block_log_odds) <= TIE_TOLERANCE),
         },
         coords={name: grid[name] for name in dims},
         attrs={
@@ -270,10 +276,11 @@ def decision_map(
             "x2_prior": x2_prior.describe(),
             "marginal_posterior": marginal_posterior,
             "marginal_risk": marginal_posterior / prior_of_truth,
-            "correct_decision_probability": float(np.sum(weights[right])),
-            "correct_decision_probability_without_hierarchy": float(np.sum(weights[right_alone])),
-            "changed_to_correct": float(np.sum(weights[right & ~right_alone])),
-            "changed_to_wrong": float(np.sum(weights[~right & right_alone])),
+            "correct_decision_probability": float(np.sum(weights * credit)),
+            "correct_decision_probability_without_hierarchy": float(np.sum(weights * credit_alone)),
+            "changed_to_correct": float(np.sum(weights * np.maximum(credit - credit_alone, 0.0))),
+            "changed_to_wrong": float(np.sum(weights * np.maximum(credit_alone - credit, 0.0))),
+            "tie_rule": tie_rule,
             "omitted_mass": omitted,
             "x2_window": [lo, hi],
         },

@@ -144,8 +144,8 @@ def test_m_releases_of_one_count_are_the_l_level_attack():
             assert getattr(exact, name) == getattr(by_levels, name)
 
 
-def _brute_force_marginals(p, rhos, conventions, has_c):
-    """Sum over the joint grid of the m noises of the posterior and the right decision."""
+def _brute_force_marginals(p, rhos, conventions, has_c, tie_rule):
+    """Sum over the joint grid of the m noises of the posterior and the decision's credit."""
     sigma2 = [float(noise_variance(r, c)) for r, c in zip(rhos, conventions, strict=True)]
     grids = [
         np.arange(
@@ -159,14 +159,16 @@ def _brute_force_marginals(p, rhos, conventions, has_c):
     releases = truth + noise
     result = sq.sequential_risk(releases, p, rhos, 0, truth, conventions)
     posterior = np.sum(weight * result.posterior)
-    # The decision from all releases: ties (log odds 0) go to "has c". With one ρ and
-    # p = 1/2 the log odds are ρ Σ(2x*_j - 1): decide in integers, ties included.
+    # The decision from all releases. With one ρ and p = 1/2 the log odds are
+    # ρ Σ(2x*_j - 1): decide in integers, a tie (0) counted by the rule.
     a = sq.paper_rhos(rhos, conventions)
     if p == 0.5 and np.all(a == a[0]):
-        decides_c = (np.sum(2 * releases - 1, axis=-1) >= 0).astype(int)
+        statistic = np.sum(2 * releases - 1, axis=-1)
+        tie = {"split": 0.5, "largest": 1.0, "smallest": 0.0}[tie_rule]
+        decides_c = np.where(statistic == 0, tie, (statistic > 0).astype(float))
     else:
-        decides_c = ml.decision(releases, p, a)
-    right = np.sum(weight[decides_c == truth])
+        decides_c = ml.decision(releases, p, a, rng=0)  # no ties here
+    right = np.sum(weight * (decides_c if truth == 1 else 1 - decides_c))
     return posterior, right
 
 
@@ -180,9 +182,12 @@ def _brute_force_marginals(p, rhos, conventions, has_c):
         (1 / 864, [0.5, 0.25], ["paper", "paper"], True),
     ],
 )
-def test_marginals_against_a_brute_force_sum_over_all_releases(p, rhos, conventions, has_c):
-    posterior, right = _brute_force_marginals(p, rhos, conventions, has_c)
-    exact = sq.marginals(p, rhos, 0, 1 if has_c else 0, conventions)
+@pytest.mark.parametrize("tie_rule", ["split", "largest", "smallest"])
+def test_marginals_against_a_brute_force_sum_over_all_releases(
+    p, rhos, conventions, has_c, tie_rule
+):
+    posterior, right = _brute_force_marginals(p, rhos, conventions, has_c, tie_rule)
+    exact = sq.marginals(p, rhos, 0, 1 if has_c else 0, conventions, tie_rule=tie_rule)
     prior_of_truth = p if has_c else 1 - p
     assert abs(float(exact.marginal_posterior) - posterior) <= exact.posterior_error_bound + 1e-14
     assert float(exact.marginal_risk) == pytest.approx(posterior / prior_of_truth, rel=1e-9)

@@ -70,7 +70,7 @@ def test_single_block_marginals_by_simulation(rho, known, truth, convention, see
         args = (p, rho, known, truth, convention)
         posteriors = sb.posterior(releases, *args)
         _assert_average(posteriors, float(sb.marginal_posterior(*args)), 1e-15, 0.002)
-        right = sb.decision(releases, p, rho, known, convention) == truth
+        right = sb.decision(releases, p, rho, known, convention, rng=rng) == truth
         _assert_frequency(right, float(sb.correct_decision_probability(*args)), 1e-15, 0.002)
 
 
@@ -100,7 +100,7 @@ def test_multi_level_marginals_by_simulation(rhos, known, truth, convention, see
         _assert_average(
             posteriors, float(exact.marginal_posterior), float(exact.posterior_error_bound), 0.003
         )
-        right = ml.decision(releases, p, rhos, known, convention) == x1
+        right = ml.decision(releases, p, rhos, known, convention, rng=rng) == x1
         _assert_frequency(
             right,
             float(exact.correct_decision_probability),
@@ -171,7 +171,7 @@ def test_sequential_marginals_by_simulation():
             _assert_average(
                 total, float(exact.marginal_risk), float(exact.risk_error_bound), 0.003 / p
             )
-            decides = ml.decision(releases, p, sq.paper_rhos(rhos, conventions))
+            decides = ml.decision(releases, p, sq.paper_rhos(rhos, conventions), rng=rng)
             _assert_frequency(
                 decides == 1,
                 float(exact.correct_decision_probability),

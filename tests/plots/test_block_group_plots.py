@@ -165,3 +165,19 @@ def test_hierarchy_sweep_over_priors_of_x2_one_line_each(case, tmp_path):
     _saves(figure, tmp_path, "figure5_priors")
     with pytest.raises(TypeError, match="x2_priors"):
         plots.hierarchy_sweep(case, [1], x2_priors={})
+
+
+def test_a_split_tie_has_its_own_colour_and_counts_half(case, tmp_path):
+    """A point mass on X2 ties whole lines of releases; under "split" they decide 1/2."""
+    tied_case = dataclasses.replace(case, x2_prior=point_mass(1))
+    maps = tied_case.decision_map(tail_mass=TAIL)
+    assert set(np.unique(maps["decision"].values)) == {0.0, 0.5, 1.0}
+    assert np.array_equal(maps["decision"].values == 0.5, maps["tied"].values)
+    figure = plots.decision_figure(maps)
+    labels = [t.get_text() for t in figure.legends[0].get_texts()]
+    assert "hierarchy changes 1 → 0 or 1 (tie), wrong" in labels
+    assert "hierarchy changes 0 → 0 or 1 (tie), right" in labels
+    # The title's gain and loss are the attrs: a change to a tie counts half.
+    gain, loss = maps.attrs["changed_to_correct"], maps.attrs["changed_to_wrong"]
+    assert f"to right on {gain:.2%} and to wrong on {loss:.2%}" in figure._suptitle.get_text()
+    _saves(figure, tmp_path, "tied")

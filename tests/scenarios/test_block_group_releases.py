@@ -131,7 +131,7 @@ def test_s4_decision_probabilities(x2_prior, truth, printed, ours):
     because X2 = 0 is possible only with X1 = 0. The point-mass rows agree with
     the printed values within their Monte Carlo error.
     """
-    maps = decision_map(truth, x2_prior=x2_prior, **SETTING)
+    maps = decision_map(truth, x2_prior=x2_prior, tie_rule="largest", **SETTING)  # the paper's
     exact = 100 * maps.attrs["correct_decision_probability"]
     assert round(exact, 2) == ours
 
@@ -145,3 +145,47 @@ def test_s4_decision_probabilities(x2_prior, truth, printed, ours):
     assert abs(paper - printed) < 1.0
     if x2_prior.kind in ("improper_uniform", "bounded_uniform"):
         assert abs(exact - printed) > 15
+
+
+# --- ties ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rule", ["split", "largest", "smallest"])
+@pytest.mark.parametrize(("value", "truth"), [(1, (1, 1)), (25, (0, 0))])
+def test_tie_rules_of_the_decision_map_against_the_point_mass_closed_form(value, truth, rule):
+    """A point mass on X2 makes the log odds exactly 0 on whole lines of releases.
+
+    With ``X2 = v`` known, (S3.4) is ``P[X1 = k1] DG(x1* - k1; ρ1) DG(y1* - (v - k1); ρ1/d)``
+    (the x2* term is the same for both k1), so the log odds of ``X1 = 1`` at
+    ``p = 1/2`` are a difference of discrete Gaussian log-pmfs, computed here on
+    the whole release grid and scored by the rule's definition.
+    """
+    maps = decision_map(truth, x2_prior=point_mass(value), tie_rule=rule, **SETTING)
+    x1r, _, y1r = np.meshgrid(*(maps[d].values for d in maps.posterior.dims), indexing="ij")
+    s1, sy = 1 / (2 * RHO1), 27 / (2 * RHO1)
+    log_odds = (
+        discrete_gaussian.logpmf(x1r - 1, s1)
+        - discrete_gaussian.logpmf(x1r, s1)
+        + discrete_gaussian.logpmf(y1r - (value - 1), sy)
+        - discrete_gaussian.logpmf(y1r - value, sy)
+    )
+    tied = np.abs(log_odds) <= 1e-9
+    up = np.where(tied, {"split": 0.5, "largest": 1.0, "smallest": 0.0}[rule], log_odds > 0)
+    credit = up if truth[0] == 1 else 1.0 - up
+    weights = maps.release_probability.values
+    np.testing.assert_array_equal(maps.tied.values, tied)
+    assert weights[tied].sum() > 5e-3  # ties carry mass here (about 0.6%)
+    assert maps.attrs["correct_decision_probability"] == pytest.approx(
+        float(np.sum(weights * credit)), abs=1e-14
+    )
+
+
+def test_split_is_the_average_of_the_two_deterministic_rules():
+    values = {
+        rule: decision_map((1, 1), x2_prior=point_mass(1), tie_rule=rule, **SETTING).attrs[
+            "correct_decision_probability"
+        ]
+        for rule in ("split", "largest", "smallest")
+    }
+    assert values["split"] == pytest.approx((values["largest"] + values["smallest"]) / 2)
+    assert values["largest"] > values["split"]

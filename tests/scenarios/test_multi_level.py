@@ -190,7 +190,7 @@ def test_grid_error_bound_holds_when_the_grid_is_coarse():
 def test_decision_falls_back_to_a_rigorous_grid_bracket(monkeypatch):
     exact = {t: ml.marginals(PRIORS, RHOS, true_count=t) for t in (0, 1)}
     assert all(np.all(e.decision_exact) for e in exact.values())
-    monkeypatch.setattr(ml, "_MAX_EXACT_SUPPORT", 10)
+    monkeypatch.setattr(ml.sums, "_MAX_EXACT_SUPPORT", 10)
     for true_count, reference in exact.items():
         bracket = ml.marginals(PRIORS, RHOS, true_count=true_count)
         assert not np.any(bracket.decision_exact)
@@ -483,11 +483,13 @@ def test_case_without_releases_has_measures_but_no_model():
 # --- ties: commensurate ρ ----------------------------------------------------------------
 
 
+@pytest.mark.parametrize("tie_rule", ["split", "largest", "smallest"])
 @pytest.mark.parametrize("n_levels", [2, 4, 6])
 @pytest.mark.parametrize("rho", [0.0992, 0.3])
-def test_ties_of_equal_rho_go_to_the_target_having_c(n_levels, rho):
+def test_ties_of_equal_rho_count_by_the_tie_rule(n_levels, rho, tie_rule):
     """With one ρ at every level and p = 1/2 the log odds are ρ(2S + ℓ), S = Σ z_i:
-    exact ties at S = -ℓ/2 that float sums need not hit; they go to m_1 + 1."""
+    exact ties at S = -ℓ/2 that float sums need not hit; the tie rule counts them
+    (all for m_1 + 1 under "largest", none under "smallest", half under "split")."""
     sigma2 = 1 / (2 * rho)
     reach = int(discrete_gaussian.cutoff(sigma2, 1e-17))
     pz = discrete_gaussian.pmf(np.arange(-reach, reach + 1), sigma2)
@@ -495,20 +497,28 @@ def test_ties_of_equal_rho_go_to_the_target_having_c(n_levels, rho):
     for _ in range(n_levels - 1):
         ps = np.convolve(ps, pz)
     stat = 2 * np.arange(-n_levels * reach, n_levels * reach + 1) + n_levels
+    up = {"split": 0.5, "largest": 1.0, "smallest": 0.0}[tie_rule]
     rhos = [rho] * n_levels
-    has_c = ml.marginals(0.5, rhos)
-    lacks_c = ml.marginals(0.5, rhos, true_count=0)
+    has_c = ml.marginals(0.5, rhos, tie_rule=tie_rule)
+    lacks_c = ml.marginals(0.5, rhos, true_count=0, tie_rule=tie_rule)
+    tied = ps[stat == 0].sum()
+    assert tied > 0.01
     assert float(has_c.correct_decision_probability) == pytest.approx(
-        ps[stat >= 0].sum(), abs=1e-14
+        ps[stat > 0].sum() + up * tied, abs=1e-14
     )
     assert float(lacks_c.correct_decision_probability) == pytest.approx(
-        ps[stat > 0].sum(), abs=1e-14
+        ps[stat > 0].sum() + (1 - up) * tied, abs=1e-14
     )
     # The decision at a tie: releases whose terms (2x_i - 1) sum to 0.
     releases = np.array([[2, 0, 0, 0, 1, 0][:n_levels], [1, 0] * (n_levels // 2)])
     for row in releases:
         if np.sum(2 * row - 1) == 0:
-            assert ml.decision(row, 0.5, rhos) == 1
+            if tie_rule == "split":
+                with pytest.raises(ValueError, match="rng: the decision is tied"):
+                    ml.decision(row, 0.5, rhos)
+                assert ml.decision(row, 0.5, rhos, rng=3) in (0, 1)
+            else:
+                assert ml.decision(row, 0.5, rhos, tie_rule=tie_rule) == up
 
 
 def test_shipped_model_file_is_the_s13_setting():

@@ -25,6 +25,7 @@ ROWS = {
     "cell key x3": (CELL_KEY, CellKeyNoise(1.0, 2), CELL_KEY),
     "mixed": (LAPLACE, CELL_KEY, FinitePmfNoise(-1, [0.3, 0.0, 0.5, 0.2])),
     "truncated geometric + DG": (TruncatedGeometricNoise(1.5, 3), DiscreteGaussianNoise(2.0)),
+    "laplace, equal twice (ties)": (LAPLACE, LAPLACE),
 }
 
 
@@ -36,8 +37,12 @@ def _noise_values(mech, reach=60):
     return z[pmf > 0], pmf[pmf > 0]
 
 
-def brute_force(prior, mechanisms, has_c=True, known=0):
-    """(3.3) and (3.6) by summing Bayes' rule over every joint release from the truth."""
+def brute_force(prior, mechanisms, has_c=True, known=0, tie_rule="split"):
+    """(3.3) and (3.6) by summing Bayes' rule over every joint release from the truth.
+
+    A release whose posterior of m + 1 is 1/2 (within 1e-12) is a tie: it counts
+    1/2 under "split", for m + 1 under "largest", for m under "smallest".
+    """
     truth = known + 1 if has_c else known
     tables = [_noise_values(m) for m in mechanisms]
     posterior_sum = correct = 0.0
@@ -50,7 +55,11 @@ def brute_force(prior, mechanisms, has_c=True, known=0):
             without *= float(mech.pmf(release - known))
         of_c = with_c / (with_c + without)
         posterior_sum += mass * (of_c if has_c else 1 - of_c)
-        correct += mass * ((of_c >= 0.5) == has_c)
+        if abs(of_c - 0.5) < 1e-12:
+            up = {"split": 0.5, "largest": 1.0, "smallest": 0.0}[tie_rule]
+        else:
+            up = float(of_c > 0.5)
+        correct += mass * (up if has_c else 1.0 - up)
     return posterior_sum, correct
 
 
@@ -65,8 +74,8 @@ def test_equivalent_discrete_gaussians_give_identical_numbers(convention):
                 function(releases, PRIORS[:, None], RHOS, None, truth, convention),
             )
     np.testing.assert_array_equal(
-        ml.decision(releases, PRIORS[:, None], mechanism=mechanisms),
-        ml.decision(releases, PRIORS[:, None], RHOS, None, convention),
+        ml.decision(releases, PRIORS[:, None], mechanism=mechanisms, rng=0),
+        ml.decision(releases, PRIORS[:, None], RHOS, None, convention, rng=0),
     )
     np.testing.assert_array_equal(
         ml.log_likelihood_ratio(releases, known_counts=[0, 1, 1], mechanism=mechanisms),
@@ -93,13 +102,16 @@ def test_equivalent_discrete_gaussians_give_identical_numbers(convention):
             assert left.posterior(label) == right.posterior(label)
 
 
+@pytest.mark.parametrize("tie_rule", ["split", "largest", "smallest"])
 @pytest.mark.parametrize("row", list(ROWS), ids=list(ROWS))
 @pytest.mark.parametrize("has_c", [True, False])
-def test_marginals_against_brute_force(row, has_c):
+def test_marginals_against_brute_force(row, has_c, tie_rule):
     mechanisms = ROWS[row]
-    result = ml.marginals(PRIORS, true_count=None if has_c else 0, mechanism=mechanisms)
+    result = ml.marginals(
+        PRIORS, true_count=None if has_c else 0, mechanism=mechanisms, tie_rule=tie_rule
+    )
     for i, p in enumerate(PRIORS):
-        expected_post, expected_correct = brute_force(p, mechanisms, has_c)
+        expected_post, expected_correct = brute_force(p, mechanisms, has_c, tie_rule=tie_rule)
         tolerance = float(result.posterior_error_bound[i]) + 1e-13
         assert result.marginal_posterior[i] == pytest.approx(expected_post, abs=tolerance)
         decision_tolerance = float(result.decision_error_bound[i]) + 1e-13
@@ -170,3 +182,16 @@ def test_case_with_mechanisms_and_its_model():
     assert float(table.sel(X1=1)) == pytest.approx(case.posterior("1/10"), abs=1e-12)
     with pytest.raises(ValueError, match="not both"):
         ml.MultiLevelCase("x", (0.1,), {"a": 0.5}, mechanism=(CELL_KEY,))
+
+
+def test_equal_laplace_levels_tie_and_the_rules_differ():
+    values = [
+        float(
+            ml.marginals(
+                0.5, mechanism=ROWS["laplace, equal twice (ties)"], tie_rule=rule
+            ).correct_decision_probability
+        )
+        for rule in ("smallest", "split", "largest")
+    ]
+    assert values[0] < values[1] < values[2]
+    assert values[1] == pytest.approx((values[0] + values[2]) / 2, abs=1e-15)
