@@ -258,28 +258,6 @@ def _absolute_relative_refs(app, what, name, obj, options, lines) -> None:
     lines[:] = [_RELATIVE_REF.sub(absolute, line) for line in lines]
 
 
-# Docstrings that do not parse as reStructuredText, and the narrowest change that
-# renders them: ``{object: [(text, replacement), …]}``. Each is a fix to make in
-# the docstring itself (unknown_attribute and choose_rho have made theirs); until
-# then it is rendered with the replacement.
-DOCSTRING_WORKAROUNDS = {
-    # ``|…|`` (an absolute value) is a substitution reference in reST.
-    "adversary.scenarios.multi_level.marginals": [
-        ("|error of the marginal posterior|", r"\|error of the marginal posterior\|"),
-    ],
-    "adversary.empirical.privacy_loss": [
-        # ``:paramref:`` is a role of an extension the site does not load.
-        (":paramref:`shift`", "``shift``"),
-        ("max_x |EPL(x)|", r"max_x \|EPL(x)\|"),
-    ],
-}
-
-
-def _apply_workarounds(app, what, name, obj, options, lines) -> None:
-    for text, replacement in DOCSTRING_WORKAROUNDS.get(name, ()):
-        lines[:] = [line.replace(text, replacement) for line in lines]
-
-
 # -- The command line, as its own --help prints it -----------------------------------------------
 
 
@@ -417,5 +395,4 @@ def setup(app):
     app.connect("missing-reference", _resolve_reexports)
     # Before napoleon (priority 500) turns numpy-style sections into fields.
     app.connect("autodoc-process-docstring", _absolute_relative_refs, priority=400)
-    app.connect("autodoc-process-docstring", _apply_workarounds, priority=400)
     return {"parallel_read_safe": True}

@@ -2,7 +2,7 @@
 
 **Exact privacy loss.** A count ``x`` released as ``o = x + Z`` with integer
 noise ``Z`` of known pmf ``p`` is compared with the neighbouring count
-``x - s`` (``s`` = :paramref:`shift`, 1 for a count). With ``z = o - x`` the
+``x - s`` (``s`` = ``shift``, 1 for a count). With ``z = o - x`` the
 noise value, the *privacy loss* of the output is
 
     L(z) = log P[M(D) = o] - log P[M(D') = o] = log p(z) - log p(z + s),
@@ -19,7 +19,7 @@ two-sided geometric ``p(z) ∝ e^{-a|z|}``, ``L(z) = a(|z + s| - |z|)`` lies in
 **The estimator.** Petti & Flaxman (2020, Methods, "Empirical Privacy Loss")
 estimate the pmf of the residuals (DP count minus precise count) of C
 exchangeable queries (their ``p̂_k = Σ_j 1[error_j = k]/C``), smooth it with a
-Gaussian kernel density estimate ``p^KDE``, and define
+Gaussian kernel density estimate ``p^KDE``, and define::
 
     EPL(x) = log(p^KDE(x) / p^KDE(x + 1)),      EPL = max_x |EPL(x)|
 

@@ -14,9 +14,11 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .decision import DEFAULT_TIE_RULE
 
-__all__ = ["MarginalMeasures", "one_measure"]
+__all__ = ["MarginalMeasures", "one_measure", "over_prior_of_truth"]
 
 
 @dataclass(frozen=True)
@@ -80,3 +82,34 @@ def one_measure(marginals: Callable, measure: str, summary: str) -> Callable:
         f"{summary}: the ``{measure}`` of :func:`{marginals.__name__}`, whose arguments it takes."
     )
     return measure_of
+
+
+def over_prior_of_truth(posterior: Callable, summary: str) -> Callable:
+    """A function returning ``posterior(...)`` over the prior of the truth, with its signature.
+
+    For the attacks on a count ``X1 ∈ {m, m + 1}`` with prior ``P[X1 = m+1] = p``:
+    the prior of the truth is ``p`` when the truth (``true_count``, default
+    ``m + 1``) is ``m + 1`` and ``1 - p`` when it is ``m``; ``posterior`` must
+    take ``prior``, ``known_count`` and ``true_count`` arguments. Its risk (3.2)
+    or marginal risk (3.4) is then
+    ``risk = over_prior_of_truth(posterior, "Disclosure risk (3.2)")``.
+    """
+    signature = inspect.signature(posterior)
+
+    @functools.wraps(posterior)
+    def ratio(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        prior = np.asarray(bound.arguments["prior"], dtype=np.float64)
+        known = np.asarray(bound.arguments["known_count"])
+        truth = bound.arguments["true_count"]
+        has_c = True if truth is None else np.asarray(truth) == known + 1
+        return posterior(*args, **kwargs) / np.where(has_c, prior, 1.0 - prior)
+
+    ratio.__doc__ = (
+        f"{summary}: :func:`{posterior.__name__}` over the prior of the truth (``p`` for "
+        "the truth ``m + 1``, ``1 - p`` for ``m``); it takes the same arguments."
+    )
+    del ratio.__wrapped__
+    ratio.__signature__ = signature
+    return ratio

@@ -57,6 +57,7 @@ class Attack(Protocol):
 
     name: str
     priors: Mapping[str, object]
+    tie_rule: str
 
     @property
     def target(self) -> str:

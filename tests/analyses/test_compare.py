@@ -123,6 +123,7 @@ class SlowCase(CaseFields):
     priors: dict
     delay: float = 0.0
     rho: float = 1.0
+    tie_rule: str = "split"
 
     target = "X1"
     true_latents = None

@@ -476,26 +476,30 @@ def test_mcmc_agrees_with_the_exact_posterior_within_four_standard_errors(x1_til
 # --- the decision and all marginal measures at once ----------------------------------------
 
 
+@pytest.mark.parametrize("tie_rule", ["split", "largest", "smallest"])
 @pytest.mark.parametrize(
     ("p", "rho", "d", "x2", "x2_tilde", "known", "truth", "exact_sum", "convention"),
     POSTERIOR_CASES,
 )
 def test_decision_and_its_probability_match_the_double_sum(
-    p, rho, d, x2, x2_tilde, known, truth, exact_sum, convention
+    p, rho, d, x2, x2_tilde, known, truth, exact_sum, convention, tie_rule
 ):
     rows = _brute_force_table(rho, d, x2, x2_tilde, known, exact_sum, convention)
-    decides_c = p * rows[1] >= (1 - p) * rows[0]
-    expected_decision = known + decides_c.astype(int)
+    with np.errstate(divide="ignore"):
+        log_odds = np.log(p * rows[1]) - np.log((1 - p) * rows[0])
+    tied = np.abs(log_odds) <= 1e-9
+    up = np.where(tied, {"split": 0.5, "largest": 1.0, "smallest": 0.0}[tie_rule], log_odds > 0)
     truth_row = rows[1] if truth == known + 1 else rows[0]
-    expected = np.sum(truth_row[expected_decision == truth])
+    expected = np.sum(truth_row * (up if truth == known + 1 else 1.0 - up))
     args = dict(d=d, x2=x2, x2_tilde=x2_tilde, known_count=known, convention=convention)
     j = np.arange(x2_tilde + 1)
     # Where the two hypotheses are nearly tied the truncation could swap them: skip those.
     clear = np.abs(p * rows[1] - (1 - p) * rows[0]) > 1e-12
     np.testing.assert_array_equal(
-        pp.decision(j, p, rho, exact_sum=exact_sum, **args)[clear], expected_decision[clear]
+        pp.decision(j, p, rho, exact_sum=exact_sum, **args, rng=0)[clear],
+        known + (log_odds > 0)[clear],
     )
-    result = pp.marginals(p, rho, true_count=truth, exact_sum=exact_sum, **args)
+    result = pp.marginals(p, rho, true_count=truth, exact_sum=exact_sum, tie_rule=tie_rule, **args)
     assert float(result.correct_decision_probability) == pytest.approx(expected, abs=1e-13)
     assert float(result.decision_error_bound) >= float(result.omitted_mass)
     assert (
@@ -503,7 +507,7 @@ def test_decision_and_its_probability_match_the_double_sum(
         <= float(result.decision_error_bound) + 1e-14
     )
     assert pp.correct_decision_probability(
-        p, rho, true_count=truth, exact_sum=exact_sum, **args
+        p, rho, true_count=truth, exact_sum=exact_sum, tie_rule=tie_rule, **args
     ) == pytest.approx(expected, abs=1e-13)
     prior_of_truth = p if truth == known + 1 else 1 - p
     assert float(result.posterior_error_bound) == float(result.omitted_mass) / prior_of_truth
@@ -514,10 +518,11 @@ def test_decision_and_its_probability_match_the_double_sum(
 
 
 def test_decision_probability_bound_grows_only_at_a_tie():
-    """x̃2 = 0 with p = 1/2: both hypotheses give x̃1 = 0; the tie goes to m + 1."""
-    tie = pp.marginals(0.5, BLOCK_RHO, x2_tilde=0, **S6)
-    assert float(tie.correct_decision_probability) == pytest.approx(1.0, abs=1e-14)
-    assert float(tie.decision_error_bound) > 0.99  # a tie the truncation could tip
+    """x̃2 = 0 with p = 1/2: both hypotheses give x̃1 = 0, a tie counted by the rule."""
+    for rule, value in (("split", 0.5), ("largest", 1.0), ("smallest", 0.0)):
+        tie = pp.marginals(0.5, BLOCK_RHO, x2_tilde=0, tie_rule=rule, **S6)
+        assert float(tie.correct_decision_probability) == pytest.approx(value, abs=1e-14)
+        assert float(tie.decision_error_bound) > 0.99  # a tie the truncation could tip
     clear = pp.marginals(0.3, BLOCK_RHO, x2_tilde=0, **S6)
     assert float(clear.correct_decision_probability) == 0.0  # always decides 0, truth is 1
     assert float(clear.decision_error_bound) == float(clear.omitted_mass)

@@ -161,7 +161,7 @@ def marginals(
     of one pass). For any ``g`` with ``|g''| ≤ M`` a split changes ``E g`` by at
     most ``(M/2) h² f(1-f)`` per point (Taylor to second order; the first
     order cancels), and averaging over the other levels keeps ``|g''| ≤ M``. With
-    ``g = expit``, ``M = 1/(6√3)`` (:data:`EXPIT_SECOND_DERIVATIVE_BOUND`), so
+    ``g = expit``, ``M = 1/(6√3)`` (:data:`EXPIT_SECOND_DERIVATIVE_BOUND`), so::
 
         |error of the marginal posterior| ≤ (M/2) Σ_i h² Σ_z P[z] f(1-f) + ε
                                            ≤ ℓ M h²/8 + ε,
