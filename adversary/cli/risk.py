@@ -1,6 +1,7 @@
 """``adversary risk MODEL_FILE``: the data holder's risk measures of a case, and sweeps.
 
-For the truth of the ``CASE`` a model file declares, prints, under each prior
+For the truth of the attack a model file declares (a ``CASE`` or a ``model()``
+factory with its ``TRUTH``), prints, under each prior
 (or the one ``--prior`` names), the adversary's posterior of the truth
 averaged over the releases the mechanism could produce (Kazan & Reiter
 (3.3)), the marginal risk (3.4), the probability that the adversary's 0-1
@@ -18,10 +19,12 @@ fields (``truth=(1,1,0);(1,2,1)``).
 ``--json`` prints one object with keys:
 
 ``case``
-    name of the case; ``truth``: the data holder's true value(s);
+    name of the case; ``target``: the latent the adversary decides on;
+    ``truth``: ``{latent: true value}``, the data holder's truth;
     ``method``: how the case computed the measures (e.g. ``exact``).
 ``priors``
-    ``{label: p}`` of the priors evaluated.
+    ``{label: p}`` of the priors evaluated (the prior's text when it is not one
+    number, e.g. a vector over categories).
 ``swept``
     ``{name: [values]}`` of the swept fields (empty without ``--sweep``).
 ``rows``
@@ -156,9 +159,10 @@ def _rows(table) -> list[dict]:
 
 def _as_text(case, table, over, files) -> str:
     lines = [case.name]
-    truth = getattr(case, "truth", None)
+    truth = case.true_latents
     if truth is not None:
-        lines.append(f"truth: {_plain(truth)}")
+        shown = ", ".join(f"{k} = {_plain(v)}" for k, v in truth.items())
+        lines.append(f"truth: {shown} (target {case.target})")
     lines.append(
         "averaged over releases from the truth: marginal posterior (3.3), marginal risk (3.4),"
         " P[correct decision] (3.6)"
@@ -207,10 +211,13 @@ def run(args) -> int:
     if args.json:
         result = {
             "case": case.name,
-            "truth": _plain(getattr(case, "truth", None)),
+            "target": case.target,
+            "truth": None
+            if case.true_latents is None
+            else {k: _plain(v) for k, v in case.true_latents.items()},
             "method": dataset.attrs["method"],
             "priors": {
-                str(k): float(v)
+                str(k): _plain(v)
                 for k, v in zip(dataset["prior"].values, dataset["p"].values, strict=True)
             },
             "swept": {name: _plain(list(values)) for name, values in over.items()},

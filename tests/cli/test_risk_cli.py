@@ -45,7 +45,7 @@ def expected(p, rho, true_count=1):
 def test_json_without_sweep_is_table_5(dare, capsys, tmp_path):
     result = run_json(["dare_county", "--out", str(tmp_path)], capsys)
     assert result["case"] == dare.name
-    assert result["truth"] == 1
+    assert result["truth"] == {"X1": 1} and result["target"] == "X1"
     assert result["method"] == "exact"
     assert result["priors"] == pytest.approx(dare.priors)
     assert result["swept"] == {} and result["table"] is None and result["figure"] is None
@@ -61,7 +61,7 @@ def test_json_without_sweep_is_table_5(dare, capsys, tmp_path):
 def test_text_output_lists_every_prior(dare, capsys):
     assert main(["risk", "dare_county"]) == 0
     out = capsys.readouterr().out
-    assert dare.name in out and "truth: 1" in out
+    assert dare.name in out and "truth: X1 = 1 (target X1)" in out
     for label in dare.priors:
         assert f"\n{label} " in out
     assert f"{expected(0.5, dare.rho)['marginal_posterior']:.6g}" in out
