@@ -332,7 +332,7 @@ def _decision_rows() -> list[Row]:
     rows = [
         Row(
             "Sec. 4.3, text",
-            "P[correct decision] without the block group (%)",
+            "P[correct decision] without the block group (%; ties to X1 = 1, as (3.6))",
             58.89,
             measure("correct_decision_probability_without_hierarchy", (1, 1), improper_uniform()),
             digits=2,
@@ -340,7 +340,7 @@ def _decision_rows() -> list[Row]:
         ),
         Row(
             "Sec. 4.3, text (Figure 4)",
-            "gain in P[correct decision] from the block group (%)",
+            "gain in P[correct decision] from the block group (%; ties to X1 = 1)",
             0.65,
             gain(_decision_map),
             tolerance=0.3,
@@ -354,7 +354,8 @@ def _decision_rows() -> list[Row]:
         rows.append(
             Row(
                 "Sec. 4.3, text (Figure 4)",
-                f"release mass where the block group changes the decision {key[8:]} (%)",
+                f"release mass where the block group changes the decision {key[8:]} (%; ties to "
+                "X1 = 1)",
                 printed,
                 measure(key, (1, 1), improper_uniform()),
                 tolerance=0.3,
@@ -365,13 +366,13 @@ def _decision_rows() -> list[Row]:
             )
         )
     s4 = [
-        ("S4", "P[correct], X2 | X1 ~ Uniform{k1, ...} (%)", (1, 1), improper_uniform(), 59, True),
-        ("S4", "P[correct], X2 | X1 ~ Uniform{k1..10} (%)", (1, 1), bounded_uniform(10), 59, True),
-        ("S4", "P[correct], point mass at x2 = 1 (%)", (1, 1), point_mass(1), 59, False),
-        ("S4", "P[correct], point mass at x2 = 25 (%)", (1, 1), point_mass(25), 74, False),
+        ("S4", "P[correct], X2 | X1 ~ Uniform{k1, ...}", (1, 1), improper_uniform(), 59, True),
+        ("S4", "P[correct], X2 | X1 ~ Uniform{k1..10}", (1, 1), bounded_uniform(10), 59, True),
+        ("S4", "P[correct], point mass at x2 = 1", (1, 1), point_mass(1), 59, False),
+        ("S4", "P[correct], point mass at x2 = 25", (1, 1), point_mass(25), 74, False),
         (
             "S4",
-            "P[correct], point mass at 25, truth x1 = x2 = 0 (%)",
+            "P[correct], point mass at 25, truth x1 = x2 = 0",
             (0, 0),
             point_mass(25),
             42,
@@ -382,7 +383,7 @@ def _decision_rows() -> list[Row]:
         rows.append(
             Row(
                 location,
-                quantity,
+                f"{quantity} (%; ties to X1 = 1, as (3.6))",
                 printed,
                 measure("correct_decision_probability", truth, x2_prior),
                 tolerance=1.0,  # printed as whole percentages from Monte Carlo estimates
@@ -402,14 +403,14 @@ def _figure56_rows() -> list[Row]:
     settings = [
         (
             "Sec. 4.3, Figure 5",
-            "P[correct], true x2 = 2 (% ; 'around 59.05%' for x2 >= 2)",
+            "P[correct], true x2 = 2 (%; ties to X1 = 1; 'around 59.05%' for x2 >= 2)",
             (1, 2),
             RHO_GROUP,
             59.05,
         ),
         (
             "Sec. 4.3, Figure 6",
-            "P[correct], x2 = 1 at rho2 = 10 (% ; 'only increases to 59.2%')",
+            "P[correct], x2 = 1 at rho2 = 10 (%; ties to X1 = 1; 'only increases to 59.2%')",
             (1, 1),
             10.0,
             59.2,
