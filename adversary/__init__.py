@@ -1,17 +1,24 @@
 """adversary: disclosure risk of noisy count releases against a Bayesian adversary.
 
-The public API, by layer (``../shared/DESIGN.md`` section 4):
+The public API, by layer (each layer imports only the ones above it in this list):
 
-- noise and accounting: :mod:`adversary.noise`, :mod:`adversary.accounting`,
-  :mod:`adversary.budget` (``get_preset``);
-- PyMC building blocks: :mod:`adversary.distributions`;
-- attack scenarios: :mod:`adversary.scenarios` (one module per attack) and
-  :func:`load_case` for the case studies in ``models/``;
-- inference: :func:`sample` (exact Gibbs steps for every discrete variable),
-  :func:`enumerate_posterior` (exact posterior tables), :func:`posterior_probability`,
-  :func:`marginal_pmf`;
-- risk: :func:`sweep`, :func:`compare_priors`, :func:`monte_carlo_measures`,
-  :func:`choose_rho`, and the reproduction report :mod:`adversary.reproduction`.
+1. noise and accounting: :mod:`adversary.noise`, :mod:`adversary.accounting`,
+   :mod:`adversary.budget` (``get_preset``);
+2. PyMC building blocks: :mod:`adversary.distributions`;
+3. inference: :func:`sample` (exact Gibbs steps for every discrete variable),
+   :func:`enumerate_posterior` (exact posterior tables), :func:`posterior_probability`,
+   :func:`marginal_pmf`, :func:`posterior_pmf`;
+4. the data holder's measures of any attack, :mod:`adversary.measures`:
+   :func:`exact_measures` (summed over the release grid), :func:`monte_carlo_measures`,
+   the one decision rule and the attack protocol;
+5. attack scenarios: :mod:`adversary.scenarios` (one module per attack),
+   :func:`attack` (a PyMC model factory of your own as an attack) and
+   :func:`load_case` for model files and the case studies in ``models/``;
+6. analyses across attacks, :mod:`adversary.analyses`: :func:`sweep`,
+   :func:`compare_priors`, :func:`to_table`, :func:`choose_rho`; the population
+   assessment :mod:`adversary.population`;
+7. faces: reports, plots, the command line (``adversary``, ``python -m adversary``)
+   and the reproduction report :mod:`adversary.reproduction`.
 
 Names are imported on first use, so ``import adversary`` stays cheap and
 ``adversary.noise`` never loads PyMC.

@@ -9,8 +9,8 @@ guarantee this implies. Two conversions are provided, both valid for every
 ``"bun-steinke"``
     Bun & Steinke (2016), Prop. 1.3: ρ-zCDP implies (ε, δ)-DP with
     ``ε = ρ + 2√(ρ log(1/δ))``; equivalently ``δ = exp(-(ε - ρ)²/(4ρ))`` for
-    ε > ρ (and only the trivial δ = 1 for ε ≤ ρ). This is DESIGN §2's formula
-    and Kazan & Reiter's Theorem 1.
+    ε > ρ (and only the trivial δ = 1 for ε ≤ ρ). This is the conversion of
+    Kazan & Reiter's Theorem 1.
 ``"cks"`` (the default)
     Canonne, Kamath & Steinke (2020), "The Discrete Gaussian for Differential
     Privacy", Prop. 12 / Cor. 13: ρ-zCDP implies (ε, δ)-DP with

@@ -193,7 +193,7 @@ class BudgetAllocation:
         """σ² of the discrete Gaussian measuring ``query`` at ``level``.
 
         ``1/(2ρ)`` under the paper's convention, ``1/ρ`` under the DAS's
-        (DESIGN §2; :func:`adversary.noise.noise_variance`). Raises
+        (:func:`adversary.noise.noise_variance`). Raises
         :class:`ValueError` for a query with share 0 at that level (not measured).
         """
         convention = as_convention(convention)

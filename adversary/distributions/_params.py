@@ -60,7 +60,8 @@ def resolve_sigma2(sigma2, rho, convention):
     """σ² from exactly one of ``sigma2`` or ``rho`` (with its named convention).
 
     ``σ² = Δ²/(2ρ)``: ``1/(2ρ)`` under ``"paper"`` (Kazan & Reiter's likelihood
-    ``e^{-ρ(x*-x)²}``) and ``1/ρ`` under ``"das"`` (DESIGN §2).
+    ``e^{-ρ(x*-x)²}``) and ``1/ρ`` under ``"das"`` (the 2020 production
+    noise; :mod:`adversary.noise.conventions`).
     """
     if (sigma2 is None) == (rho is None):
         raise TypeError("give exactly one of sigma2 or rho (with convention), not both or neither")

@@ -57,8 +57,8 @@ def as_convention(value, name: str = "convention") -> NoiseConvention:
 def noise_variance(rho, convention: str | NoiseConvention = "paper") -> np.ndarray:
     """σ² of the discrete Gaussian that gives ρ-zCDP under ``convention``.
 
-    ``σ² = Δ²/(2ρ)``: ``1/(2ρ)`` for the paper (its likelihood ``e^{-ρ(x*-x)²}``,
-    DESIGN §2) and ``1/ρ`` for the 2020 DAS.
+    ``σ² = Δ²/(2ρ)``: ``1/(2ρ)`` for the paper (its likelihood ``e^{-ρ(x*-x)²}``)
+    and ``1/ρ`` for the 2020 DAS (neighbours by changing one record, Δ = √2).
     """
     rho = as_positive(rho, "rho")
     delta = as_convention(convention).l2_sensitivity

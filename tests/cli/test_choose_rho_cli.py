@@ -166,7 +166,7 @@ def test_exactly_one_threshold_is_required():
 
 def test_help_runs_as_a_program():
     result = subprocess.run(
-        [sys.executable, "-m", "adversary.cli", "choose-rho", "--help"],
+        [sys.executable, "-m", "adversary", "choose-rho", "--help"],
         capture_output=True,
         text=True,
         timeout=120,

@@ -13,7 +13,7 @@ from adversary.cli import main
 def demo_json(tmp_path_factory):
     out = tmp_path_factory.mktemp("demo")
     completed = subprocess.run(
-        [sys.executable, "-m", "adversary.cli", "demo", "--json", "--out", str(out)],
+        [sys.executable, "-m", "adversary", "demo", "--json", "--out", str(out)],
         capture_output=True,
         text=True,
         check=True,

@@ -54,7 +54,7 @@ def test_log_normaliser_gradient_is_finite_and_correct():
 
 
 def test_rho_conventions():
-    # paper: sigma2 = 1/(2 rho); das: sigma2 = 1/rho (DESIGN §2).
+    # paper: sigma2 = 1/(2 rho); das: sigma2 = 1/rho (adversary.noise.conventions).
     value = np.arange(-5, 6)
     for convention, sigma2 in (("paper", 1 / (2 * 0.25)), ("das", 1 / 0.25)):
         by_rho = pm.logp(DiscreteGaussian.dist(mu=0, rho=0.25, convention=convention), value)

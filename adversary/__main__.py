@@ -1,0 +1,7 @@
+"""``python -m adversary``: the same as the ``adversary`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

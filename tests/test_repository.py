@@ -1,0 +1,87 @@
+"""The repository stands alone and keeps its layers.
+
+Nothing in it refers to files outside it, and each layer of the package
+imports only the layers before it (the order of ``adversary/__init__.py``).
+"""
+
+import ast
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "adversary"
+
+#: The package's layers in order; a module may import only from its own layer or earlier ones.
+LAYERS = [
+    {"_validation", "noise", "accounting", "budget", "empirical"},
+    {"distributions"},
+    {"inference"},
+    {"measures"},
+    {"scenarios", "model_files"},
+    {"analyses", "population"},
+    # Faces, and the shipped case files (users' files: they may use anything).
+    {"reports", "plots", "cli", "reproduction", "models", "__main__", "__init__"},
+]
+
+
+def _tracked_text_files():
+    listed = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    for name in listed:
+        path = ROOT / name
+        if path.is_file() and not path.is_symlink() and path.suffix not in (".png", ".parquet"):
+            try:
+                yield name, path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                continue
+
+
+def test_nothing_refers_to_files_outside_the_repository():
+    outside = "../" + "shared"  # written apart so that this file does not match itself
+    offenders = [name for name, text in _tracked_text_files() if outside in text]
+    assert not offenders, offenders
+
+
+def _layer(top: str) -> int:
+    """The layer of a first component; a name of no module (``__version__``) is the root's."""
+    return next((i for i, names in enumerate(LAYERS) if top in names), len(LAYERS) - 1)
+
+
+def _imported_tops(path: Path) -> set[str]:
+    """First components below ``adversary`` of what a module imports from the package."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = path.relative_to(ROOT).with_suffix("").parts[:-1]
+    tops = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                parts = [*base, *(node.module.split(".") if node.module else [])]
+            else:
+                parts = (node.module or "").split(".")
+            names = [parts] if node.module or node.level == 0 else []
+            if not node.module:  # "from .. import x": each x is a module of the base
+                names = [[*parts, alias.name] for alias in node.names]
+            for full in names:
+                if full and full[0] == "adversary" and len(full) > 1:
+                    tops.add(full[1])
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                full = alias.name.split(".")
+                if full[0] == "adversary" and len(full) > 1:
+                    tops.add(full[1])
+    return tops
+
+
+MODULES = sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[str(p.relative_to(PACKAGE)) for p in MODULES])
+def test_each_module_imports_only_its_layer_and_those_before(path):
+    top = path.relative_to(PACKAGE).parts[0].removesuffix(".py")
+    own = _layer(top)
+    later = sorted(t for t in _imported_tops(path) if _layer(t) > own)
+    assert not later, f"{path.relative_to(ROOT)} (layer {own + 1}) imports {later}"
