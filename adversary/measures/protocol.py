@@ -81,12 +81,22 @@ class Attack(Protocol):
 
 
 class CaseFields:
-    """:meth:`parameters` and :meth:`replace` of an attack that is a frozen dataclass.
+    """:meth:`parameters`, :meth:`replace` and the default target of an attack that is a frozen dataclass.
 
     Its parameters are its fields except :data:`NOT_PARAMETERS`; ``replace``
     takes those and ``priors``, refuses any other name, naming the parameters
     there are, and lets the case check the new values (``__post_init__``).
+    The target is the target's count ``X1`` and :attr:`true_latents` is
+    ``{"X1": case.truth}`` unless the case says otherwise.
     """
+
+    #: The latent of the decision (3.5).
+    target = "X1"
+
+    @property
+    def true_latents(self) -> dict[str, int]:
+        """``{target: truth}``: the truth of the model's decided latent."""
+        return {self.target: int(self.truth)}
 
     def parameters(self) -> dict[str, object]:
         return {

@@ -82,11 +82,6 @@ class BlockGroupCase(CaseFields):
         _validated_x2_prior(self.x2_prior)
 
     @property
-    def target(self) -> str:
-        """The latent of the decision: the block count ``X1``."""
-        return "X1"
-
-    @property
     def true_latents(self) -> dict[str, int]:
         """``{"X1": x1, "X2": x2}``: the truth of the model's latents."""
         return {"X1": int(self.truth[0]), "X2": int(self.truth[1])}

@@ -409,16 +409,6 @@ class SingleBlockCase(CaseFields):
         as_integers(list(self.releases), "releases")
 
     @property
-    def target(self) -> str:
-        """The latent of the decision: the target's cell count ``X1``."""
-        return "X1"
-
-    @property
-    def true_latents(self) -> dict[str, int]:
-        """``{"X1": x1}``: the truth of the model's latent."""
-        return {"X1": self.truth}
-
-    @property
     def truth(self) -> int:
         """The data holder's true count ``x1`` (``m + 1`` unless given)."""
         return int(_true_count(self.known_count, self.true_count)[1])

@@ -133,16 +133,6 @@ class MultiLevelCase(CaseFields):
         return checked_known_counts(self.known_counts, self._all_levels)[: self.n_levels]
 
     @property
-    def target(self) -> str:
-        """The latent of the decision: the level-1 count ``X1``."""
-        return "X1"
-
-    @property
-    def true_latents(self) -> dict[str, int]:
-        """``{"X1": x1}``: the truth of the model's latent."""
-        return {"X1": self.truth}
-
-    @property
     def truth(self) -> int:
         """The data holder's true level-1 count ``x1`` (``m_1 + 1`` unless given)."""
         first = int(self.used_known_counts[0])

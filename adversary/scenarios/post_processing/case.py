@@ -75,16 +75,6 @@ class PostProcessingCase(CaseFields):
             scalar_count(self.observed_x1_tilde, "observed_x1_tilde")
 
     @property
-    def target(self) -> str:
-        """The latent of the decision: the block count ``X1``."""
-        return "X1"
-
-    @property
-    def true_latents(self) -> dict[str, int]:
-        """``{"X1": x1}``; the model's noisy counts ``x1_star``, ``y1_star`` have no fixed truth."""
-        return {"X1": self.truth}
-
-    @property
     def truth(self) -> int:
         """The data holder's true block count ``x1`` (``m + 1`` unless given)."""
         return int(true_count_of(int(self.known_count), self.true_count))

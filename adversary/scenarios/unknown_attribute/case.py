@@ -162,15 +162,13 @@ class UnknownAttributeCase(CaseFields):
         """K."""
         return len(self.categories)
 
-    @property
-    def target(self) -> str:
-        """The latent of the decision: the target's category index ``C``."""
-        return "C"
+    #: The latent of the decision: the target's category index ``C``.
+    target = "C"
 
     @property
-    def true_latents(self) -> dict[str, int]:
-        """``{"C": index of the true category}``."""
-        return {"C": self.true_index}
+    def truth(self) -> int:
+        """The index of the true category, the truth of ``C``."""
+        return self.true_index
 
     @property
     def true_index(self) -> int:
