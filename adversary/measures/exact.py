@@ -296,17 +296,12 @@ def exact_measures(
         target,
         prior_of_truth,
         tie_rule,
-        tail_mass=latent_tail_mass,
-        max_cells=max_cells,
-        compile_kwargs=compile_kwargs,
-        random_seed=random_seed,
+        latent_tail_mass,
+        max_cells,
+        compile_kwargs,
+        random_seed,
+        "exact sums need discrete latents: use monte_carlo_measures(..., method='mcmc')",
     )
-    continuous = [rv.name for rv in model.free_RVs if not is_discrete(rv)]
-    if continuous:
-        raise TypeError(
-            f"model: has continuous latents {continuous}; exact sums need discrete latents: use "
-            "monte_carlo_measures(..., method='mcmc')"
-        )
     grid = release_grid(
         model,
         stated.truth,

@@ -209,14 +209,8 @@ def monte_carlo_measures(
     if isinstance(tune, bool) or not isinstance(tune, int | np.integer) or tune < 0:
         raise ValueError(f"tune must be an integer >= 0, got {tune!r}")
     rng = generator(random_seed)
-    continuous = [rv.name for rv in modelcontext(model).free_RVs if not is_discrete(rv)]
-    if method == "exact" and continuous:
-        raise TypeError(
-            f"model: has continuous latents {continuous}; the exact path enumerates discrete "
-            "latents only: use method='mcmc'"
-        )
-
     setup = time.perf_counter()
+    exact_only = "the exact path enumerates discrete latents only: use method='mcmc'"
     stated = state_attack(
         model,
         truth,
@@ -224,10 +218,11 @@ def monte_carlo_measures(
         target,
         prior_of_truth,
         tie_rule,
-        tail_mass=tail_mass,
-        max_cells=max_cells,
-        compile_kwargs=compile_kwargs,
-        random_seed=rng,
+        tail_mass,
+        max_cells,
+        compile_kwargs,
+        rng,
+        exact_only if method == "exact" else None,
     )
     simulator = ReleaseSimulator(model, stated.truth, rng)
     engine = ReleasePosteriors(model, compile_kwargs=compile_kwargs) if method == "exact" else None

@@ -81,7 +81,7 @@ class Attack(Protocol):
 
 
 class CaseFields:
-    """:meth:`parameters`, :meth:`replace` and the default target of an attack that is a frozen dataclass.
+    """:meth:`parameters`, :meth:`replace` and the default target of a frozen-dataclass attack.
 
     Its parameters are its fields except :data:`NOT_PARAMETERS`; ``replace``
     takes those and ``priors``, refuses any other name, naming the parameters

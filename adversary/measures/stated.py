@@ -19,6 +19,7 @@ import numpy as np
 from .._validation import as_probability
 from .attack_model import (
     check_releases_drawable,
+    is_discrete,
     label_value,
     validated_event,
     validated_target,
@@ -59,13 +60,17 @@ def state_attack(
     target,
     prior_of_truth,
     tie_rule,
-    *,
     tail_mass,
     max_cells,
     compile_kwargs=None,
     random_seed=None,
+    discrete_only: str | None = None,
 ) -> StatedAttack:
-    """Check the statements and find the prior of the event (see :class:`StatedAttack`)."""
+    """Check the statements and find the prior of the event (see :class:`StatedAttack`).
+
+    ``discrete_only``, when given, refuses a model with continuous latents with
+    that advice (a path that enumerates latents).
+    """
     tie_rule = check_tie_rule(tie_rule)
     if prior_of_truth is not None:
         prior_of_truth = float(prior_of_truth)
@@ -73,6 +78,9 @@ def state_attack(
             raise ValueError(f"prior_of_truth must be in (0, 1], got {prior_of_truth!r}")
     if not model.free_RVs:
         raise ValueError("model: has no free (latent) variables")
+    continuous = [rv.name for rv in model.free_RVs if not is_discrete(rv)]
+    if discrete_only is not None and continuous:
+        raise TypeError(f"model: has continuous latents {continuous}; {discrete_only}")
     check_releases_drawable(model)
     truth = validated_truth(model, truth)
     target = validated_target(model, truth, target)
