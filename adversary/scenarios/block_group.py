@@ -54,7 +54,9 @@ from ..noise.sums import sum_of_discrete_gaussians
 from .block_group_prior import BlockGroupPrior, improper_uniform
 
 __all__ = [
+    "AttackSetting",
     "BlockGroupNoise",
+    "attack_setting",
     "model",
     "noise_model",
     "posterior",
@@ -185,6 +187,49 @@ def noise_model(
     return BlockGroupNoise(block, group, block.sum_table(d, 0.0 if block.bounded else tail_mass))
 
 
+@dataclass(frozen=True)
+class AttackSetting:
+    """The block-group attack's checked keyword arguments (:func:`attack_setting`)."""
+
+    prior: float
+    known: int
+    x2_prior: BlockGroupPrior
+    sum_noise: str
+    tail_mass: float
+    noise: BlockGroupNoise
+
+
+def attack_setting(
+    *,
+    prior,
+    rho1=None,
+    rho2=None,
+    d,
+    x2_prior: BlockGroupPrior | None = None,
+    known_count=0,
+    convention="paper",
+    sum_noise=None,
+    tail_mass=DEFAULT_TAIL_MASS,
+    mechanism=None,
+) -> AttackSetting:
+    """The keyword arguments every block-group function takes, checked, with the noise laws.
+
+    ``prior`` is p of (2.1) for ``X1``; ``rho1``, ``rho2``, ``d``,
+    ``convention``, ``sum_noise``, ``tail_mass`` and ``mechanism`` as in
+    :func:`noise_model`; ``x2_prior`` the prior of ``X2`` (default the paper's
+    improper uniform, (S3.3)); ``known_count`` is m.
+    """
+    sum_noise = resolved_sum_noise(sum_noise, mechanism)
+    return AttackSetting(
+        prior=float(as_probability(prior, "prior")),
+        known=int(as_counts(known_count, "known_count")),
+        x2_prior=_validated_x2_prior(x2_prior),
+        sum_noise=sum_noise,
+        tail_mass=float(tail_mass),
+        noise=noise_model(rho1, rho2, d, convention, sum_noise, tail_mass, mechanism=mechanism),
+    )
+
+
 def _validated_releases(x1_release, x2_release, y1_release) -> tuple[int, int, int]:
     named = (("x1_release", x1_release), ("x2_release", x2_release), ("y1_release", y1_release))
     return tuple(int(as_integers(value, name)) for name, value in named)
@@ -255,23 +300,10 @@ def _tail_beyond(edge: np.ndarray, inner: np.ndarray) -> float:
     return float(np.sum(edge * ratio / (1 - ratio)))
 
 
-def posterior(
-    x1_release,
-    x2_release,
-    y1_release,
-    *,
-    prior,
-    rho1=None,
-    rho2=None,
-    d,
-    x2_prior: BlockGroupPrior | None = None,
-    known_count=0,
-    convention="paper",
-    sum_noise=None,
-    tail_mass=DEFAULT_TAIL_MASS,
-    mechanism=None,
-) -> xr.DataArray:
+def posterior(x1_release, x2_release, y1_release, **setting) -> xr.DataArray:
     """Exact joint posterior of ``(X1, X2)`` given one set of releases, (S3.4).
+
+    ``setting``: the keyword arguments of :func:`attack_setting`.
 
     Returns a DataArray with dims ``("X1", "X2")``, coordinates the counts,
     summing to 1; ``attrs["omitted_mass"]`` bounds the posterior mass of
@@ -279,21 +311,10 @@ def posterior(
     noise, whose tabulated ``Zy`` makes the window exact). With bounded noise
     a release can settle ``X1`` (posterior 0 or 1).
     """
-    releases = tuple(
-        int(as_integers(value, name))
-        for value, name in (
-            (x1_release, "x1_release"),
-            (x2_release, "x2_release"),
-            (y1_release, "y1_release"),
-        )
-    )
-    prior = float(as_probability(prior, "prior"))
-    known = int(as_counts(known_count, "known_count"))
-    x2_prior = improper_uniform() if x2_prior is None else x2_prior
-    if not isinstance(x2_prior, BlockGroupPrior):
-        raise TypeError(f"x2_prior must be a BlockGroupPrior, got {x2_prior!r}")
-    sum_noise = resolved_sum_noise(sum_noise, mechanism)
-    noise = noise_model(rho1, rho2, d, convention, sum_noise, tail_mass, mechanism=mechanism)
+    releases = _validated_releases(x1_release, x2_release, y1_release)
+    setting = attack_setting(**setting)
+    noise, prior, known, x2_prior = setting.noise, setting.prior, setting.known, setting.x2_prior
+    tail_mass = setting.tail_mass
     k1 = np.array([known, known + 1])[:, None]
     window = None if noise.gaussian else exact_k2_window(*releases[1:], noise, x2_prior, known)
     if window is not None:
@@ -326,7 +347,7 @@ def posterior(
         attrs={
             "omitted_mass": omitted / total,
             "x2_prior": x2_prior.describe(),
-            "sum_noise": sum_noise,
+            "sum_noise": setting.sum_noise,
         },
     )
     return table
@@ -338,23 +359,10 @@ def x1_posterior(x1_release, x2_release, y1_release, **kwargs) -> float:
     return float(joint.isel(X1=1).sum())
 
 
-def model(
-    x1_release,
-    x2_release,
-    y1_release,
-    *,
-    prior,
-    rho1=None,
-    rho2=None,
-    d,
-    x2_prior: BlockGroupPrior | None = None,
-    known_count=0,
-    convention="paper",
-    sum_noise=None,
-    tail_mass=DEFAULT_TAIL_MASS,
-    mechanism=None,
-) -> pm.Model:
+def model(x1_release, x2_release, y1_release, **setting) -> pm.Model:
     """The block-group attack as a PyMC model: latents ``X1``, ``X2``; releases observed.
+
+    ``setting``: the keyword arguments of :func:`attack_setting`.
 
     The same joint as :func:`posterior` (S3.4): ``X1 ~ BernoulliCount(m, p)``,
     ``X2 | X1`` from ``x2_prior`` (with ``X2 ≥ X1``), ``x1* ~ DG(X1, σ1²)``,
@@ -364,13 +372,11 @@ def model(
     variables and ``Zy`` the tabulated sum.
     """
     releases = _validated_releases(x1_release, x2_release, y1_release)
-    prior = float(as_probability(prior, "prior"))
-    known = int(as_counts(known_count, "known_count"))
-    x2_prior = _validated_x2_prior(x2_prior)
-    noise = noise_model(rho1, rho2, d, convention, sum_noise, tail_mass, mechanism=mechanism)
+    setting = attack_setting(**setting)
+    noise = setting.noise
     with pm.Model() as attack:
-        x1 = BernoulliCount("X1", known=known, p=prior)
-        x2 = x2_prior.pymc_variable("X2", x1, known)
+        x1 = BernoulliCount("X1", known=setting.known, p=setting.prior)
+        x2 = setting.x2_prior.pymc_variable("X2", x1, setting.known)
         for name, mu, mech, value in (
             ("x1_release", x1, noise.block, releases[0]),
             ("x2_release", x2, noise.group, releases[1]),

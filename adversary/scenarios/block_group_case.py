@@ -22,9 +22,8 @@ from ..noise.mechanisms import NoiseMechanism
 from .block_group import (
     _mechanism_pair,
     _validated_releases,
-    _validated_x2_prior,
+    attack_setting,
     model,
-    noise_model,
     posterior,
     resolved_sum_noise,
 )
@@ -71,15 +70,7 @@ class BlockGroupCase(CaseFields):
         if self.mechanism is not None:
             object.__setattr__(self, "mechanism", _mechanism_pair(self.mechanism))
         object.__setattr__(self, "sum_noise", resolved_sum_noise(self.sum_noise, self.mechanism))
-        noise_model(
-            self.rho1,
-            self.rho2,
-            self.d,
-            self.convention,
-            self.sum_noise,
-            mechanism=self.mechanism,
-        )
-        _validated_x2_prior(self.x2_prior)
+        attack_setting(**self._arguments(None))
 
     @property
     def true_latents(self) -> dict[str, int]:

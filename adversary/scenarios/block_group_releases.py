@@ -39,19 +39,13 @@ import numpy as np
 import xarray as xr
 from scipy import special
 
-from .._validation import as_counts, as_probability
+from .._validation import as_counts
 from ..measures.decision import DEFAULT_TIE_RULE, TIE_TOLERANCE, binary_credit, check_tie_rule
 from ..measures.noise import log_ratio
 from ..measures.releases import DEFAULT_TAIL_MASS
 from ..noise import discrete_gaussian
 from ..noise.finite_pmf import FinitePmf
-from .block_group import (
-    BlockGroupNoise,
-    _validated_x2_prior,
-    exact_k2_window,
-    noise_model,
-    resolved_sum_noise,
-)
+from .block_group import BlockGroupNoise, attack_setting, exact_k2_window
 from .block_group_prior import BlockGroupPrior
 
 __all__ = ["decision_map", "release_grid"]
@@ -164,24 +158,11 @@ def _k2_windows(grid, noise, x2_prior, known, tail_mass):
     return known, max(known + 2, int(np.ceil(centre)) + reach), True
 
 
-def decision_map(
-    truth,
-    *,
-    prior,
-    rho1=None,
-    rho2=None,
-    d,
-    x2_prior: BlockGroupPrior | None = None,
-    known_count=0,
-    convention="paper",
-    sum_noise=None,
-    tail_mass=DEFAULT_TAIL_MASS,
-    mechanism=None,
-    tie_rule=DEFAULT_TIE_RULE,
-) -> xr.Dataset:
+def decision_map(truth, *, tie_rule=DEFAULT_TIE_RULE, **setting) -> xr.Dataset:
     """Every release's probability, the adversary's posterior and decisions (Figure 4).
 
-    ``truth`` is ``(x1, x2)`` or ``(x1, x2, y1)`` with ``y1 = x2 - x1``. Returns a
+    ``truth`` is ``(x1, x2)`` or ``(x1, x2, y1)`` with ``y1 = x2 - x1``; ``setting``
+    the keyword arguments of :func:`~adversary.scenarios.block_group.attack_setting`. Returns a
     Dataset over ``(x1_release, x2_release, y1_release)`` with variables
     ``release_probability``, ``posterior`` (of ``X1 = m+1``, S3.4), ``decision``
     and ``decision_without_hierarchy`` (3.5, from ``x1*`` alone), and ``tied``
@@ -197,13 +178,11 @@ def decision_map(
     decision's credit: where it changes the decision to the right / wrong
     value, a tie counting half), ``tie_rule``, ``omitted_mass`` and the cut-offs.
     """
-    x1, x2, y1 = _validated_truth(truth, known_count)
     check_tie_rule(tie_rule)
-    prior = float(as_probability(prior, "prior"))
-    known = int(as_counts(known_count, "known_count"))
-    x2_prior = _validated_x2_prior(x2_prior)
-    sum_noise = resolved_sum_noise(sum_noise, mechanism)
-    noise = noise_model(rho1, rho2, d, convention, sum_noise, tail_mass, mechanism=mechanism)
+    setting = attack_setting(**setting)
+    noise, prior, known, x2_prior = setting.noise, setting.prior, setting.known, setting.x2_prior
+    tail_mass = setting.tail_mass
+    x1, x2, y1 = _validated_truth(truth, known)
     grid = release_grid((x1, x2, y1), noise, tail_mass)
 
     lo, hi, grow = _k2_windows(grid, noise, x2_prior, known, tail_mass)
