@@ -49,7 +49,7 @@ from ..measures.decision import (
     decide,
     tie_tolerance,
 )
-from ..measures.marginal import MarginalMeasures
+from ..measures.marginal import MarginalMeasures, over_prior_of_truth
 from ..measures.noise import (
     impossible_release_error,
     log_ratio,
@@ -113,17 +113,6 @@ def log_likelihood_ratio(
     return ratio
 
 
-def _log_odds_of_truth(release, prior, rho, known_count, true_count, convention, mechanism):
-    """Posterior log odds of ``X1 = x1`` (the truth) against the other value, and its prior."""
-    prior = as_probability(prior, "prior")
-    known, truth = _true_count(known_count, true_count)
-    has_c = truth == known + 1
-    ratio = log_likelihood_ratio(release, rho, known, convention, mechanism=mechanism)
-    log_odds_c = special.logit(prior) + ratio
-    prior_of_truth = np.where(has_c, prior, 1.0 - prior)
-    return np.where(has_c, log_odds_c, -log_odds_c), prior_of_truth
-
-
 def posterior(
     release, prior, rho=None, known_count=0, true_count=None, convention="paper", *, mechanism=None
 ) -> np.ndarray:
@@ -134,20 +123,15 @@ def posterior(
     function of the posterior log odds (no overflow for any ρ or count). With
     ``mechanism`` the likelihoods are its pmf; bounded noise can give exactly 0 or 1.
     """
-    log_odds, _ = _log_odds_of_truth(
-        release, prior, rho, known_count, true_count, convention, mechanism
+    prior = as_probability(prior, "prior")
+    known, truth = _true_count(known_count, true_count)
+    log_odds_c = special.logit(prior) + log_likelihood_ratio(
+        release, rho, known, convention, mechanism=mechanism
     )
-    return special.expit(log_odds)
+    return special.expit(np.where(truth == known + 1, log_odds_c, -log_odds_c))
 
 
-def risk(
-    release, prior, rho=None, known_count=0, true_count=None, convention="paper", *, mechanism=None
-) -> np.ndarray:
-    """Disclosure risk, equation (3.2): the posterior (3.1) of the truth over its prior."""
-    log_odds, prior_of_truth = _log_odds_of_truth(
-        release, prior, rho, known_count, true_count, convention, mechanism
-    )
-    return special.expit(log_odds) / prior_of_truth
+risk = over_prior_of_truth(posterior, "Disclosure risk, equation (3.2)")
 
 
 def release_pmf(release, rho=None, true_count=1, convention="paper", *, mechanism=None):
@@ -333,26 +317,7 @@ def marginal_posterior(
     return expectation_over_noise(posterior_of_truth, sigma2, tail_mass)
 
 
-def marginal_risk(
-    prior,
-    rho=None,
-    known_count=0,
-    true_count=None,
-    convention="paper",
-    tail_mass=DEFAULT_TAIL_MASS,
-    *,
-    mechanism=None,
-) -> np.ndarray:
-    """Marginal disclosure risk, equation (3.4): (3.3) over the prior of the truth."""
-    prior = as_probability(prior, "prior")
-    known, truth = _true_count(known_count, true_count)
-    prior_of_truth = np.where(truth == known + 1, prior, 1.0 - prior)
-    return (
-        marginal_posterior(
-            prior, rho, known_count, true_count, convention, tail_mass, mechanism=mechanism
-        )
-        / prior_of_truth
-    )
+marginal_risk = over_prior_of_truth(marginal_posterior, "Marginal disclosure risk, equation (3.4)")
 
 
 def model(release, prior, rho=None, known_count=0, convention="paper", *, mechanism=None):
