@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["as_counts", "as_integers", "as_positive", "as_probability"]
+__all__ = ["as_counts", "as_index", "as_integers", "as_positive", "as_probability", "last_axis"]
 
 
 def _as_real_array(value, name: str) -> np.ndarray:
@@ -57,4 +57,21 @@ def as_counts(value, name: str) -> np.ndarray:
     array = as_integers(value, name)
     if np.any(array < 0):
         raise ValueError(f"{name} must be a count >= 0, got {value!r}")
+    return array
+
+
+def as_index(value, size: int, name: str, what: str = "an index") -> int:
+    """``value`` as an int index from 0 to ``size - 1`` (a Python or NumPy integer, not a bool).
+
+    ``what`` says what the index is, for the message (e.g. ``"a category index"``).
+    """
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or not 0 <= value < size:
+        raise ValueError(f"{name} must be {what} from 0 to {size - 1}, got {value!r}")
+    return int(value)
+
+
+def last_axis(array: np.ndarray, size: int, name: str, what: str) -> np.ndarray:
+    """``array`` checked to hold ``size`` values on its last axis; ``what`` describes them."""
+    if array.ndim == 0 or array.shape[-1] != size:
+        raise ValueError(f"{name} must have {what} on its last axis, got shape {array.shape}")
     return array

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._validation import as_counts, as_integers, as_positive
+from ..._validation import as_counts, as_integers, as_positive, last_axis
 from ...budget import DEFAULT_PRESET, get_preset
 from ...measures.noise import resolve_many
 from ...noise import noise_variance
@@ -75,11 +75,7 @@ def checked_known_counts(known_counts, n_levels: int) -> np.ndarray:
     known = as_counts(known_counts, "known_counts")
     if known.ndim == 0:
         return np.full(n_levels, known, dtype=np.int64)
-    if known.shape[-1] != n_levels:
-        raise ValueError(
-            f"known_counts must have one count per level on its last axis ({n_levels} levels "
-            f"from rhos), got shape {known.shape}"
-        )
+    last_axis(known, n_levels, "known_counts", f"one count per level ({n_levels} levels from rhos)")
     if np.any(np.diff(known, axis=-1) < 0):
         raise ValueError(
             "known_counts must not decrease from one level to the next (the levels are nested, "
@@ -89,13 +85,8 @@ def checked_known_counts(known_counts, n_levels: int) -> np.ndarray:
 
 
 def checked_releases(releases, n_levels: int, name: str = "releases") -> np.ndarray:
-    releases = as_integers(releases, name)
-    if releases.ndim == 0 or releases.shape[-1] != n_levels:
-        raise ValueError(
-            f"{name} must have one noisy count per level on their last axis ({n_levels} "
-            f"levels from rhos), got shape {releases.shape}"
-        )
-    return releases
+    what = f"one noisy count per level ({n_levels} levels from rhos)"
+    return last_axis(as_integers(releases, name), n_levels, name, what)
 
 
 def truth_has_c(known_first: np.ndarray, true_count) -> np.ndarray:

@@ -101,9 +101,7 @@ def marginals(
     (scores are no longer monotone in the noise): its error is at most the
     total omitted mass ``ε``, and 0 for bounded noise.
     """
-    prior = checked_prior(prior)
-    if prior.ndim != 1:
-        raise ValueError(f"prior must be one 1-d probability vector here, got {prior.shape}")
+    prior = checked_prior(prior, one=True)
     n_categories = prior.size
     c = checked_category(true_category, n_categories)
     mask = released_mask(released, n_categories)

@@ -132,12 +132,11 @@ def gaussian_marginals(
     tolerance = float(tie_tolerance(2.0 * reach))
     correct = _decision_probability(log_prior, a, noises, c, tolerance, tie_rule)
     decision_bound = 0.0 if noises[c] is None else noises[c].omitted
-    return UnknownAttributeMarginals(
-        marginal_posterior=float(post),
-        marginal_risk=float(post / prior[c]),
+    return UnknownAttributeMarginals.of_truth(
+        prior[c],
+        post,
+        posterior_bound,
         correct_decision_probability=float(correct),
-        posterior_error_bound=float(posterior_bound),
-        risk_error_bound=float(posterior_bound / prior[c]),
         decision_error_bound=float(decision_bound),
         omitted_mass=float(omitted),
         cutoffs=tuple(noise.cutoff for noise in noises if noise is not None),

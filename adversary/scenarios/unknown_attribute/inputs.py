@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._validation import as_counts, as_integers, as_positive
+from ..._validation import as_counts, as_index, as_integers, as_positive, last_axis
 from ...measures.noise import resolve_many
 from ...noise import noise_variance
 
@@ -16,9 +16,14 @@ from ...noise import noise_variance
 _SUM_TOLERANCE = 1e-9
 
 
-def checked_prior(prior, name: str = "prior") -> np.ndarray:
-    """π with the K ≥ 2 categories on the last axis: every π_k > 0, summing to 1 (renormalised)."""
+def checked_prior(prior, name: str = "prior", *, one: bool = False) -> np.ndarray:
+    """π with the K ≥ 2 categories on the last axis: every π_k > 0, summing to 1 (renormalised).
+
+    ``one=True`` asks for a single prior vector (1-d).
+    """
     array = as_positive(prior, name)
+    if one and array.ndim != 1:
+        raise ValueError(f"{name} must be one probability vector here, got shape {array.shape}")
     if array.ndim == 0 or array.shape[-1] < 2:
         raise ValueError(
             f"{name} must hold one probability per category (K >= 2) on its last axis, "
@@ -80,35 +85,17 @@ def cell_noise(rho, n_categories: int, convention, mechanism):
 
 def checked_known(known_counts, n_categories: int) -> np.ndarray:
     known = as_counts(known_counts, "known_counts")
-    if known.ndim == 0 or known.shape[-1] != n_categories:
-        raise ValueError(
-            f"known_counts must have one count per category on its last axis (K = "
-            f"{n_categories} from the prior), got {known_counts!r}"
-        )
-    return known
+    what = f"one count per category (K = {n_categories} from the prior)"
+    return last_axis(known, n_categories, "known_counts", what)
 
 
 def checked_releases(releases, n_released: int, name: str = "releases") -> np.ndarray:
-    releases = as_integers(releases, name)
-    if releases.ndim == 0 or releases.shape[-1] != n_released:
-        raise ValueError(
-            f"{name} must have one noisy count per released cell on their last axis "
-            f"({n_released} released), got shape {releases.shape}"
-        )
-    return releases
+    what = f"one noisy count per released cell ({n_released} released)"
+    return last_axis(as_integers(releases, name), n_released, name, what)
 
 
 def checked_category(true_category, n_categories: int) -> int:
-    if (
-        isinstance(true_category, bool)
-        or not isinstance(true_category, int | np.integer)
-        or not 0 <= true_category < n_categories
-    ):
-        raise ValueError(
-            f"true_category must be a category index from 0 to {n_categories - 1}, "
-            f"got {true_category!r}"
-        )
-    return int(true_category)
+    return as_index(true_category, n_categories, "true_category", "a category index")
 
 
 def category_names(categories, n_categories: int) -> tuple[str, ...]:
@@ -128,13 +115,4 @@ def keys_in_order(mapping: dict, names: tuple[str, ...]) -> list:
 
 
 def released_index(category, n_categories: int, name: str) -> int:
-    if (
-        isinstance(category, bool)
-        or not isinstance(category, int | np.integer)
-        or not 0 <= category < n_categories
-    ):
-        raise ValueError(
-            f"{name} must list categories by name or index from 0 to {n_categories - 1}, "
-            f"got {category!r}"
-        )
-    return int(category)
+    return as_index(category, n_categories, name, "a category's name or an index")

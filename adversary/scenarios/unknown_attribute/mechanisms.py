@@ -172,12 +172,11 @@ def mechanism_marginals(
     posterior_bound = 0.5 * GRID_CURVATURE_BOUND * spread + omitted
     tolerance = float(tie_tolerance(2.0 * reach))
     correct = _decision_probability(terms, c, tolerance, tie_rule) + certain
-    return UnknownAttributeMarginals(
-        marginal_posterior=float(post),
-        marginal_risk=float(post / prior[c]),
+    return UnknownAttributeMarginals.of_truth(
+        prior[c],
+        post,
+        posterior_bound,
         correct_decision_probability=float(correct),
-        posterior_error_bound=float(posterior_bound),
-        risk_error_bound=float(posterior_bound / prior[c]),
         decision_error_bound=float(omitted),
         omitted_mass=float(omitted),
         cutoffs=tuple(cell.cutoff for cell in cells if cell is not None),

@@ -42,9 +42,7 @@ def model(
     discrete Gaussian) the released cells are a
     :func:`~adversary.distributions.NoiseRelease` with each cell's mechanism.
     """
-    prior = checked_prior(prior)
-    if prior.ndim != 1:
-        raise ValueError(f"prior must be one probability vector for a model, got {prior.shape}")
+    prior = checked_prior(prior, one=True)
     n_categories = prior.size
     mask = released_mask(released, n_categories)
     known = checked_known(known_counts, n_categories)

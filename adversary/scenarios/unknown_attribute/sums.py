@@ -85,6 +85,17 @@ class UnknownAttributeMarginals:
     grid_width: float | None
     tie_rule: str
 
+    @classmethod
+    def of_truth(cls, prior_of_truth: float, posterior, posterior_bound, **rest):
+        """The measures from (3.3) and its bound: (3.4) and its bound divide them by the prior."""
+        return cls(
+            marginal_posterior=float(posterior),
+            marginal_risk=float(posterior / prior_of_truth),
+            posterior_error_bound=float(posterior_bound),
+            risk_error_bound=float(posterior_bound / prior_of_truth),
+            **rest,
+        )
+
 
 def enumerated_posterior(terms, c) -> float:
     """``Σ P[z] · softmax_c`` over the joint grid of every released cell's noise (exact)."""
