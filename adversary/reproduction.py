@@ -126,26 +126,22 @@ def _table4_rows() -> list[Row]:
                 paper_method=lambda r=release: float(sb.release_pmf(r, RHO_BLOCK, true_count=0)),
             )
         )
+        # The paper prints the posterior for the first four priors, the risk for all five.
         for j, (label, p) in enumerate(PRIORS.items()):
-            if j < 4:
-                rows.append(
+            for measure, function, printed, digits in (
+                ("posterior", sb.posterior, printed_posterior[i][j : j + 1], 3),
+                ("risk", sb.risk, printed_risk[i][j : j + 1], 2),
+            ):
+                rows.extend(
                     Row(
                         "Sec. 4.2, Table 4",
-                        f"posterior, x1* = {release}, p = {label}",
-                        printed_posterior[i][j],
-                        lambda r=release, p=p: float(sb.posterior(r, p, RHO_BLOCK)),
-                        digits=3,
+                        f"{measure}, x1* = {release}, p = {label}",
+                        value,
+                        lambda r=release, p=p, f=function: float(f(r, p, RHO_BLOCK)),
+                        digits=digits,
                     )
+                    for value in printed
                 )
-            rows.append(
-                Row(
-                    "Sec. 4.2, Table 4",
-                    f"risk, x1* = {release}, p = {label}",
-                    printed_risk[i][j],
-                    lambda r=release, p=p: float(sb.risk(r, p, RHO_BLOCK)),
-                    digits=2,
-                )
-            )
     for release, printed in ((4, 3.6), (5, 1.5)):
         rows.append(
             Row(

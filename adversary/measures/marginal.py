@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -44,16 +44,8 @@ class MarginalMeasures:
     tie_rule: str = DEFAULT_TIE_RULE
 
     def as_dict(self) -> dict:
-        return {
-            "marginal_posterior": self.marginal_posterior,
-            "marginal_risk": self.marginal_risk,
-            "correct_decision_probability": self.correct_decision_probability,
-            "prior_of_truth": self.prior_of_truth,
-            "omitted_mass": self.omitted_mass,
-            "error_bound": self.error_bound,
-            "method": self.method,
-            "tie_rule": self.tie_rule,
-        }
+        """The fields but ``details``, for a table row."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "details"}
 
 
 def one_measure(marginals: Callable, measure: str, summary: str) -> Callable:
