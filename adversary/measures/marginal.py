@@ -82,7 +82,8 @@ def over_prior_of_truth(posterior: Callable, summary: str) -> Callable:
     For the attacks on a count ``X1 ∈ {m, m + 1}`` with prior ``P[X1 = m+1] = p``:
     the prior of the truth is ``p`` when the truth (``true_count``, default
     ``m + 1``) is ``m + 1`` and ``1 - p`` when it is ``m``; ``posterior`` must
-    take ``prior``, ``known_count`` and ``true_count`` arguments. Its risk (3.2)
+    take ``prior`` and ``true_count`` arguments and ``known_count`` (default 0),
+    named or among its ``**`` keyword arguments. Its risk (3.2)
     or marginal risk (3.4) is then
     ``risk = over_prior_of_truth(posterior, "Disclosure risk (3.2)")``.
     """
@@ -92,9 +93,13 @@ def over_prior_of_truth(posterior: Callable, summary: str) -> Callable:
     def ratio(*args, **kwargs):
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
-        prior = np.asarray(bound.arguments["prior"], dtype=np.float64)
-        known = np.asarray(bound.arguments["known_count"])
-        truth = bound.arguments["true_count"]
+        arguments = dict(bound.arguments)
+        for name, parameter in signature.parameters.items():
+            if parameter.kind is parameter.VAR_KEYWORD:  # a scenario's **setting
+                arguments.update(arguments.pop(name))
+        prior = np.asarray(arguments["prior"], dtype=np.float64)
+        known = np.asarray(arguments.get("known_count", 0))
+        truth = arguments.get("true_count")
         has_c = True if truth is None else np.asarray(truth) == known + 1
         return posterior(*args, **kwargs) / np.where(has_c, prior, 1.0 - prior)
 

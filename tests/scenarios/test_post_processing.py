@@ -705,3 +705,9 @@ def test_shipped_model_file_is_the_s6_setting():
     assert (case.rho, case.d, case.x2, case.x2_tilde, case.truth) == (BLOCK_RHO, 27, 1, 10, 1)
     assert case.marginal_measures("1/2").marginal_risk == pytest.approx(1.04189, abs=5e-6)
     assert case.posterior("1/2") == float(pp.posterior(2, 0.5, BLOCK_RHO, x2_tilde=10, **S6))
+
+
+def test_the_model_refuses_the_exact_sum_it_does_not_model():
+    """With rho the PyMC model has y1* by (3.7) only: exact_sum=True is refused, not ignored."""
+    with pytest.raises(ValueError, match=r"^exact_sum: the model has y1\* by the approximation"):
+        pp.model(2, 0.5, 0.1, d=27, x2=1, x2_tilde=10, exact_sum=True)

@@ -105,15 +105,23 @@ from .data_holder import (
 )
 from .pymc_model import model
 from .release_noise import combined_noise
-from .releases import PostProcessedReleases, likelihood, release_table
+from .releases import (
+    AttackSetting,
+    PostProcessedReleases,
+    attack_setting,
+    likelihood,
+    release_table,
+)
 from .rule import post_process, post_process_graph
 from .scores import decision, posterior, risk
 from .unprocessed import unprocessed_marginal_posterior, unprocessed_marginal_risk
 
 __all__ = [
+    "AttackSetting",
     "PostProcessedMarginals",
     "PostProcessedReleases",
     "PostProcessingCase",
+    "attack_setting",
     "combined_noise",
     "correct_decision_probability",
     "decision",

@@ -17,7 +17,7 @@ from ...noise.mechanisms import NoiseMechanism
 from .data_holder import marginals
 from .pymc_model import model
 from .release_noise import mechanism_tables, release_noise
-from .releases import validated_scenario
+from .releases import attack_setting
 from .rule import scalar_count
 from .scores import posterior, true_count_of
 
@@ -62,7 +62,7 @@ class PostProcessingCase(CaseFields):
 
     def __post_init__(self):
         check_tie_rule(self.tie_rule)
-        validated_scenario(self.d, self.x2, self.x2_tilde, self.known_count)
+        attack_setting(d=self.d, x2=self.x2, x2_tilde=self.x2_tilde, known_count=self.known_count)
         true_count_of(int(self.known_count), self.true_count)
         if self.rho is not None and np.ndim(self.rho) != 0:
             raise ValueError(f"rho must be a single number, got {self.rho!r}")

@@ -13,7 +13,7 @@ from ...noise import noise_variance
 from .. import single_block
 from .data_holder import table_marginals
 from .release_noise import release_noise
-from .releases import release_tables, validated_scenario
+from .releases import AttackSetting, attack_setting
 from .rule import scalar_count
 from .scores import true_count_of
 from .unprocessed import unprocessed_marginal_risk
@@ -44,41 +44,28 @@ _MEASURE_NAMES = (
 )
 
 
-def _curve(
-    rho,
-    priors,
-    x2_tildes,
-    d,
-    x2,
-    known,
-    true_count,
-    convention,
-    exact_sum,
-    tail_mass,
-    mechanism,
-    tie_rule,
-):
+def _curve(chosen: AttackSetting, rho, priors, x2_tildes, true_count, tie_rule):
     """Measures over ``(x2_tilde, *rho.shape, prior)``; comparisons over ``(*rho.shape, prior)``."""
-    truth = true_count_of(known, true_count)
-    if mechanism is None:
+    truth = true_count_of(chosen.known, true_count)
+    if chosen.mechanism is None:
         rho = np.asarray(rho)[..., None]  # broadcast against the prior axis
-    tables = release_tables(
-        rho, d, x2, x2_tildes, known, convention, exact_sum, tail_mass, mechanism
-    )
+    tables = chosen.tables(rho, x2_tildes)
     results = [table_marginals(table, priors, truth, tie_rule) for table in tables]
     measures = {name: np.stack([getattr(r, name) for r in results]) for name in _MEASURE_NAMES}
     common = dict(
-        known_count=known, true_count=true_count, convention=convention, mechanism=mechanism
+        known_count=chosen.known,
+        true_count=true_count,
+        convention=chosen.convention,
+        mechanism=chosen.mechanism,
+        tail_mass=chosen.tail_mass,
     )
     alongside = {
         "unprocessed_marginal_risk": unprocessed_marginal_risk(
-            priors, rho, d=d, x2=x2, exact_sum=exact_sum, tail_mass=tail_mass, **common
+            priors, rho, d=chosen.d, x2=chosen.x2, exact_sum=chosen.exact_sum, **common
         ),
-        "single_block_marginal_risk": single_block.marginal_risk(
-            priors, rho, tail_mass=tail_mass, **common
-        ),
+        "single_block_marginal_risk": single_block.marginal_risk(priors, rho, **common),
         "single_block_correct_decision_probability": single_block.correct_decision_probability(
-            priors, rho, tail_mass=tail_mass, tie_rule=tie_rule, **common
+            priors, rho, tie_rule=tie_rule, **common
         ),
     }
     return measures, {
@@ -86,18 +73,22 @@ def _curve(
     }
 
 
-def _attrs(d, x2, known, true_count, convention, exact_sum, tail_mass, tie_rule) -> dict:
-    return {
-        "d": d,
-        "x2": x2,
-        "known_count": known,
-        "true_count": int(true_count_of(known, true_count)),
-        "convention": str(convention),
-        "exact_sum": int(bool(exact_sum)),
-        "tail_mass": float(tail_mass),
+def _dataset(chosen: AttackSetting, measures, alongside, dims, coords, true_count, tie_rule):
+    """The curves' Dataset: measures over ``dims``, comparisons over ``dims[1:]``, the setting."""
+    data = {name: (dims, value) for name, value in measures.items()}
+    data.update({name: (dims[1:], value) for name, value in alongside.items()})
+    attrs = {
+        "d": chosen.d,
+        "x2": chosen.x2,
+        "known_count": chosen.known,
+        "true_count": int(true_count_of(chosen.known, true_count)),
+        "convention": "mechanism" if chosen.mechanism is not None else str(chosen.convention),
+        "exact_sum": int(bool(chosen.exact_sum)),
+        "tail_mass": float(chosen.tail_mass),
         "tie_rule": tie_rule,
         "source": "Kazan & Reiter (2023), supplement S6, (S6.8) and Figure 6",
     }
+    return xr.Dataset(data, coords=coords, attrs=attrs)
 
 
 def marginal_by_x2_tilde(
@@ -131,7 +122,6 @@ def marginal_by_x2_tilde(
     module docstring). ``mechanism`` replaces ``rho`` and ``convention`` (the
     coordinate ``mechanism`` then labels it instead of ``rho``).
     """
-    d, x2, _, known = validated_scenario(d, x2, 0, known_count)
     x2_tildes = (
         np.arange(1, 101) if x2_tildes is None else _one_d(x2_tildes, "x2_tildes", as_counts)
     )
@@ -144,32 +134,25 @@ def marginal_by_x2_tilde(
         rho = np.float64(rho)
     else:
         exact_sum = release_noise(rho, convention, mechanism, exact_sum)[2]
-    priors = _one_d(prior, "prior", as_probability)
-    measures, alongside = _curve(
-        rho,
-        priors,
-        x2_tildes,
-        d,
-        x2,
-        known,
-        true_count,
-        convention,
-        exact_sum,
-        tail_mass,
-        mechanism,
-        tie_rule,
+    chosen = attack_setting(
+        d=d,
+        x2=x2,
+        x2_tilde=0,
+        known_count=known_count,
+        convention=convention,
+        exact_sum=exact_sum,
+        tail_mass=tail_mass,
+        mechanism=mechanism,
     )
-    data = {name: (("x2_tilde", "prior"), value) for name, value in measures.items()}
-    data.update({name: (("prior",), value) for name, value in alongside.items()})
+    priors = _one_d(prior, "prior", as_probability)
+    measures, alongside = _curve(chosen, rho, priors, x2_tildes, true_count, tie_rule)
     coords = {"x2_tilde": x2_tildes, "prior": priors}
     if mechanism is None:
         coords["rho"] = float(rho)
     else:
         coords["mechanism"] = mechanism.label
-    attrs = _attrs(d, x2, known, true_count, convention, exact_sum, tail_mass, tie_rule)
-    if mechanism is not None:
-        attrs["convention"] = "mechanism"
-    return xr.Dataset(data, coords=coords, attrs=attrs)
+    dims = ("x2_tilde", "prior")
+    return _dataset(chosen, measures, alongside, dims, coords, true_count, tie_rule)
 
 
 def marginal_by_rho(
@@ -196,28 +179,21 @@ def marginal_by_rho(
     and ``single_block_correct_decision_probability``. Attribute
     ``reference_rho`` is the figure's dashed line, ρ1 ≈ 0.0992.
     """
-    d, x2, _, known = validated_scenario(d, x2, 0, known_count)
+    chosen = attack_setting(
+        d=d,
+        x2=x2,
+        x2_tilde=0,
+        known_count=known_count,
+        convention=convention,
+        exact_sum=exact_sum,
+        tail_mass=tail_mass,
+    )
     rhos = np.geomspace(0.01, 1.0, 41) if rhos is None else _one_d(rhos, "rhos", as_positive)
     x2_tildes = [scalar_count(x, "x2_tildes") for x in _one_d(x2_tildes, "x2_tildes", as_counts)]
     noise_variance(rhos, convention)
     priors = _one_d(prior, "prior", as_probability)
-    measures, alongside = _curve(
-        rhos,
-        priors,
-        x2_tildes,
-        d,
-        x2,
-        known,
-        true_count,
-        convention,
-        exact_sum,
-        tail_mass,
-        None,
-        tie_rule,
-    )
-    data = {name: (("x2_tilde", "rho", "prior"), value) for name, value in measures.items()}
-    data.update({name: (("rho", "prior"), value) for name, value in alongside.items()})
+    measures, alongside = _curve(chosen, rhos, priors, x2_tildes, true_count, tie_rule)
     coords = {"x2_tilde": x2_tildes, "rho": rhos, "prior": priors}
-    attrs = _attrs(d, x2, known, true_count, convention, exact_sum, tail_mass, tie_rule)
-    attrs["reference_rho"] = _block_rho()
-    return xr.Dataset(data, coords=coords, attrs=attrs)
+    dims = ("x2_tilde", "rho", "prior")
+    curves = _dataset(chosen, measures, alongside, dims, coords, true_count, tie_rule)
+    return curves.assign_attrs(reference_rho=_block_rho())

@@ -9,8 +9,7 @@ import numpy as np
 from ..._validation import as_probability
 from ...measures.decision import DEFAULT_TIE_RULE, binary_credit, check_tie_rule
 from ...measures.marginal import one_measure
-from ...measures.releases import DEFAULT_TAIL_MASS
-from .releases import PostProcessedReleases, release_table, validated_scenario
+from .releases import PostProcessedReleases, attack_setting
 from .scores import decision_log_odds, posterior_of_truth, true_count_of
 
 __all__ = [
@@ -94,19 +93,7 @@ def table_marginals(table: PostProcessedReleases, prior, truth, tie_rule) -> Pos
 
 
 def marginals(
-    prior,
-    rho=None,
-    *,
-    d,
-    x2,
-    x2_tilde,
-    known_count=0,
-    true_count=None,
-    convention="paper",
-    exact_sum: bool | None = None,
-    tail_mass: float = DEFAULT_TAIL_MASS,
-    mechanism=None,
-    tie_rule=DEFAULT_TIE_RULE,
+    prior, rho=None, *, true_count=None, tie_rule=DEFAULT_TIE_RULE, **setting
 ) -> PostProcessedMarginals:
     """Marginal posterior (S6.8), marginal risk and correct-decision probability, with bounds.
 
@@ -122,23 +109,13 @@ def marginals(
     decided the other way, and the bound is ``ω`` plus their probability
     under the truth (in practice none: the bound is ``ω``; a tie with ``ω > 0``,
     e.g. at ``x̃2 = 0`` with ``p = 1/2``, is reported with a bound near its mass).
-    Broadcasts ``prior``, ``rho`` and ``true_count``; other arguments as
-    :func:`release_table`.
+    Broadcasts ``prior``, ``rho`` and ``true_count``; ``setting`` is the keyword
+    arguments of :func:`~adversary.scenarios.post_processing.releases.attack_setting`.
     """
-    d, x2, x2_tilde, known = validated_scenario(d, x2, x2_tilde, known_count)
+    chosen = attack_setting(**setting)
     prior = as_probability(prior, "prior")
-    truth = true_count_of(known, true_count)
-    table = release_table(
-        rho,
-        d=d,
-        x2=x2,
-        x2_tilde=x2_tilde,
-        known_count=known,
-        convention=convention,
-        exact_sum=exact_sum,
-        tail_mass=tail_mass,
-        mechanism=mechanism,
-    )
+    truth = true_count_of(chosen.known, true_count)
+    table = chosen.table(rho)
     check_tie_rule(tie_rule)
     return table_marginals(table, prior, truth, tie_rule)
 

@@ -10,27 +10,14 @@ from ..._validation import as_probability
 from ...distributions import BernoulliCount, DiscreteGaussian, NoiseRelease
 from ...distributions.tabulated_noise import TabulatedNoise
 from ...measures.noise import resolve
-from ...measures.releases import DEFAULT_TAIL_MASS
 from .release_noise import mechanism_tables
-from .releases import released_value, validated_scenario
+from .releases import attack_setting, released_value
 from .rule import post_process_graph
 
 __all__ = ["model"]
 
 
-def model(
-    x1_tilde,
-    prior,
-    rho=None,
-    *,
-    d,
-    x2,
-    x2_tilde,
-    known_count=0,
-    convention="paper",
-    mechanism=None,
-    tail_mass: float = DEFAULT_TAIL_MASS,
-):
+def model(x1_tilde, prior, rho=None, **setting):
     """The S6 attack as a PyMC model: latents ``X1``, ``x1_star``, ``y1_star``; ``x̃1`` observed.
 
     - ``X1 ~ BernoulliCount(known=m, p)``: ``X1 ∈ {m, m+1}``, ``P[X1 = m+1] = p``;
@@ -46,7 +33,8 @@ def model(
     ``exact_sum=False``). The noisy counts start at ``x1* = x̃1``,
     ``y1* = x̃2 - x̃1``, where ``x̄1 = x̃1`` exactly, so the start is feasible.
 
-    Only the approximation (3.7) is modelled (no ``exact_sum``). ``x1_star``
+    ``setting`` is the keyword arguments of :func:`.releases.attack_setting`; with ρ
+    only the approximation (3.7) is modelled (``exact_sum`` true is refused). ``x1_star``
     and ``y1_star`` are unbounded: :func:`adversary.inference.enumerate_posterior` needs
     stated ranges for them (a dozen standard deviations around both
     hypotheses' centres suffice), and under Gibbs sampling they mix slowly
@@ -60,10 +48,16 @@ def model(
     bounded noise the start above may lie off the support; give ``initvals``
     to the sampler then.
     """
-    d, x2, x2_tilde, known = validated_scenario(d, x2, x2_tilde, known_count)
+    chosen = attack_setting(**setting)
+    d, x2, x2_tilde, known = chosen.d, chosen.x2, chosen.x2_tilde, chosen.known
     x1_tilde = released_value(x1_tilde, x2_tilde)
     prior = as_probability(prior, "prior")
-    sigma2, mech = resolve(rho, convention, mechanism)
+    sigma2, mech = resolve(rho, chosen.convention, chosen.mechanism)
+    if mech is None and chosen.exact_sum:
+        raise ValueError(
+            "exact_sum: the model has y1* by the approximation (3.7) only; with rho give "
+            "exact_sum=False (or None)"
+        )
     for name, value in (("x1_tilde", x1_tilde), ("prior", prior), ("rho", sigma2)):
         if np.ndim(value) != 0:
             raise ValueError(f"{name} must be a single number for one model, got {value!r}")
@@ -79,7 +73,7 @@ def model(
                 "y1_star", mu=np.int64(x2) - x1, sigma2=d * sigma2, initval=starts["y1_star"]
             )
         else:
-            _, sums = mechanism_tables(d, mech, tail_mass)
+            _, sums = mechanism_tables(d, mech, chosen.tail_mass)
             x1_star = NoiseRelease("x1_star", mu=x1, mechanism=mech, initval=starts["x1_star"])
             y1_star = TabulatedNoise(
                 "y1_star", mu=np.int64(x2) - x1, table=sums, initval=starts["y1_star"]

@@ -9,8 +9,7 @@ from ..._validation import as_counts, as_probability
 from ...measures.decision import DEFAULT_TIE_RULE, TIE_TOLERANCE, decide
 from ...measures.marginal import over_prior_of_truth
 from ...measures.noise import log_ratio, resolve
-from ...measures.releases import DEFAULT_TAIL_MASS
-from .releases import likelihood, released_value, validated_scenario
+from .releases import AttackSetting, attack_setting, released_value
 
 __all__ = ["decision", "posterior", "risk"]
 
@@ -40,47 +39,31 @@ def posterior_of_truth(prior_of_truth, log_truth, log_other):
     return np.where(both, value, np.where(np.isfinite(log_truth), 1.0, 0.0))
 
 
-def posterior(
-    x1_tilde,
-    prior,
-    rho=None,
-    *,
-    d,
-    x2,
-    x2_tilde,
-    known_count=0,
-    true_count=None,
-    convention="paper",
-    exact_sum: bool | None = None,
-    tail_mass: float = DEFAULT_TAIL_MASS,
-    mechanism=None,
-) -> np.ndarray:
+def _likelihoods(chosen: AttackSetting, x1_tilde, prior, rho):
+    """The checked release and prior, and the release's likelihoods ``L1``, ``L0`` (S6.5)."""
+    x1_tilde = released_value(x1_tilde, chosen.x2_tilde)
+    prior = as_probability(prior, "prior")
+    table = chosen.table(rho)
+    known = np.int64(chosen.known)
+    return x1_tilde, prior, table.likelihood(x1_tilde, known + 1), table.likelihood(x1_tilde, known)
+
+
+def posterior(x1_tilde, prior, rho=None, *, true_count=None, **setting) -> np.ndarray:
     """Posterior probability of the truth given the post-processed release, equation (S6.7).
 
     With the default truth ``x1 = m + 1``:
     ``P[X1 = m+1 | x̃1, x̃2] = L1 p / (L1 p + L0 (1 - p))``, ``Lk = P[X̃1 = x̃1 | X1 = k, x̃2]``
-    from :func:`release_table`. Broadcasts ``x1_tilde``, ``prior``, ``rho`` and
-    ``true_count``. Raises ``ValueError`` if the release lies beyond the noise
-    tables under either value of ``X1`` (probability below ``omitted_mass``):
-    pass a smaller ``tail_mass``.
+    from :func:`release_table`; ``setting`` is the keyword arguments of
+    :func:`~adversary.scenarios.post_processing.releases.attack_setting`. Broadcasts
+    ``x1_tilde``, ``prior``, ``rho`` and ``true_count``. Raises ``ValueError`` if
+    the release lies beyond the noise tables under either value of ``X1``
+    (probability below ``omitted_mass``): pass a smaller ``tail_mass``.
     """
-    d, x2, x2_tilde, known = validated_scenario(d, x2, x2_tilde, known_count)
-    x1_tilde = released_value(x1_tilde, x2_tilde)
-    prior = as_probability(prior, "prior")
+    chosen = attack_setting(**setting)
+    known = chosen.known
+    x1_tilde, prior, with_c, without_c = _likelihoods(chosen, x1_tilde, prior, rho)
     truth = true_count_of(known, true_count)
-    common = dict(
-        d=d,
-        x2=x2,
-        x2_tilde=x2_tilde,
-        known_count=known,
-        convention=convention,
-        exact_sum=exact_sum,
-        tail_mass=tail_mass,
-        mechanism=mechanism,
-    )
-    with_c = likelihood(x1_tilde, known + 1, rho, **common)
-    without_c = likelihood(x1_tilde, known, rho, **common)
-    mech = resolve(rho, convention, mechanism)[1]
+    mech = resolve(rho, chosen.convention, chosen.mechanism)[1]
     if mech is not None and mech.bounded:  # exact tables: a zero is a real zero
         if np.any((with_c == 0) & (without_c == 0)):
             raise ValueError(
@@ -91,7 +74,7 @@ def posterior(
         raise ValueError(
             f"x1_tilde: a release in {x1_tilde!r} has probability below the noise tables' "
             f"omitted mass under X1 = {known} or {known + 1}; its posterior needs a smaller "
-            f"tail_mass than {tail_mass}"
+            f"tail_mass than {chosen.tail_mass}"
         )
     has_c = truth == known + 1
     prior_of_truth = np.where(has_c, prior, 1.0 - prior)
@@ -108,20 +91,7 @@ risk = over_prior_of_truth(
 
 
 def decision(
-    x1_tilde,
-    prior,
-    rho=None,
-    *,
-    d,
-    x2,
-    x2_tilde,
-    known_count=0,
-    convention="paper",
-    exact_sum: bool | None = None,
-    tail_mass: float = DEFAULT_TAIL_MASS,
-    mechanism=None,
-    tie_rule=DEFAULT_TIE_RULE,
-    rng=None,
+    x1_tilde, prior, rho=None, *, tie_rule=DEFAULT_TIE_RULE, rng=None, **setting
 ) -> np.ndarray:
     """The Bayes estimate of ``X1`` under 0-1 loss from ``x̃1``, as (3.5) with (S6.7).
 
@@ -131,28 +101,15 @@ def decision(
     common where clipping makes both likelihoods the same) goes by
     ``tie_rule`` (:mod:`adversary.measures.decision`): to ``m + 1``
     (``"largest"``), ``m`` (``"smallest"``), or drawn with ``rng`` (``"split"``,
-    which then needs it). Broadcasts ``x1_tilde``, ``prior`` and ``rho``.
+    which then needs it). Broadcasts ``x1_tilde``, ``prior`` and ``rho``;
+    ``setting`` as :func:`posterior`.
     """
-    d, x2, x2_tilde, known = validated_scenario(d, x2, x2_tilde, known_count)
-    x1_tilde = released_value(x1_tilde, x2_tilde)
-    prior = as_probability(prior, "prior")
-    common = dict(
-        d=d,
-        x2=x2,
-        x2_tilde=x2_tilde,
-        known_count=known,
-        convention=convention,
-        exact_sum=exact_sum,
-        tail_mass=tail_mass,
-        mechanism=mechanism,
-    )
-    log_odds = decision_log_odds(
-        prior,
-        likelihood(x1_tilde, known + 1, rho, **common),
-        likelihood(x1_tilde, known, rho, **common),
-    )
+    chosen = attack_setting(**setting)
+    _, prior, with_c, without_c = _likelihoods(chosen, x1_tilde, prior, rho)
+    log_odds = decision_log_odds(prior, with_c, without_c)
     scores = np.stack(np.broadcast_arrays(np.zeros_like(log_odds), log_odds), axis=-1)
-    return known + decide(np.array([0, 1]), scores, tie_rule, rng=rng, tolerance=TIE_TOLERANCE)
+    step = decide(np.array([0, 1]), scores, tie_rule, rng=rng, tolerance=TIE_TOLERANCE)
+    return chosen.known + step
 
 
 def decision_log_odds(prior, with_c, without_c) -> np.ndarray:

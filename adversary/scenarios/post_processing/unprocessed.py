@@ -14,7 +14,7 @@ from ..._validation import as_probability
 from ...measures.marginal import over_prior_of_truth
 from ...measures.releases import DEFAULT_TAIL_MASS
 from .release_noise import combined_noise, mechanism_tables, noise_tables, release_noise
-from .releases import validated_scenario
+from .releases import attack_setting
 from .scores import posterior_of_truth, true_count_of
 
 __all__ = ["unprocessed_marginal_posterior", "unprocessed_marginal_risk"]
@@ -86,7 +86,8 @@ def unprocessed_marginal_posterior(
     truncation bounds). It does not depend on ``x2`` or ``m`` beyond their
     validation. Broadcasts ``prior``, ``rho`` and ``true_count``.
     """
-    d, x2, _, known = validated_scenario(d, x2, 0, known_count)
+    chosen = attack_setting(d=d, x2=x2, x2_tilde=0, known_count=known_count)
+    d, known = chosen.d, chosen.known
     prior = as_probability(prior, "prior")
     truth = true_count_of(known, true_count)
     sigma2, mech, exact_sum = release_noise(rho, convention, mechanism, exact_sum)
