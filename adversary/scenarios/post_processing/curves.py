@@ -44,6 +44,20 @@ _MEASURE_NAMES = (
 )
 
 
+def _setting(d, x2, known_count, convention, exact_sum, tail_mass, mechanism=None):
+    """The curves' :class:`AttackSetting`; ``x̃2`` varies along them (0 here)."""
+    return attack_setting(
+        d=d,
+        x2=x2,
+        x2_tilde=0,
+        known_count=known_count,
+        convention=convention,
+        exact_sum=exact_sum,
+        tail_mass=tail_mass,
+        mechanism=mechanism,
+    )
+
+
 def _curve(chosen: AttackSetting, rho, priors, x2_tildes, true_count, tie_rule):
     """Measures over ``(x2_tilde, *rho.shape, prior)``; comparisons over ``(*rho.shape, prior)``."""
     truth = true_count_of(chosen.known, true_count)
@@ -134,16 +148,7 @@ def marginal_by_x2_tilde(
         rho = np.float64(rho)
     else:
         exact_sum = release_noise(rho, convention, mechanism, exact_sum)[2]
-    chosen = attack_setting(
-        d=d,
-        x2=x2,
-        x2_tilde=0,
-        known_count=known_count,
-        convention=convention,
-        exact_sum=exact_sum,
-        tail_mass=tail_mass,
-        mechanism=mechanism,
-    )
+    chosen = _setting(d, x2, known_count, convention, exact_sum, tail_mass, mechanism)
     priors = _one_d(prior, "prior", as_probability)
     measures, alongside = _curve(chosen, rho, priors, x2_tildes, true_count, tie_rule)
     coords = {"x2_tilde": x2_tildes, "prior": priors}
@@ -179,15 +184,7 @@ def marginal_by_rho(
     and ``single_block_correct_decision_probability``. Attribute
     ``reference_rho`` is the figure's dashed line, ρ1 ≈ 0.0992.
     """
-    chosen = attack_setting(
-        d=d,
-        x2=x2,
-        x2_tilde=0,
-        known_count=known_count,
-        convention=convention,
-        exact_sum=exact_sum,
-        tail_mass=tail_mass,
-    )
+    chosen = _setting(d, x2, known_count, convention, exact_sum, tail_mass)
     rhos = np.geomspace(0.01, 1.0, 41) if rhos is None else _one_d(rhos, "rhos", as_positive)
     x2_tildes = [scalar_count(x, "x2_tildes") for x in _one_d(x2_tildes, "x2_tildes", as_counts)]
     noise_variance(rhos, convention)
