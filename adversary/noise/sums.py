@@ -23,7 +23,7 @@ from .._validation import as_counts, as_positive, as_probability
 from . import discrete_gaussian
 from .finite_pmf import FinitePmf
 
-__all__ = ["sum_of_discrete_gaussians"]
+__all__ = ["sum_of_copies", "sum_of_discrete_gaussians"]
 
 # Above this many output points per convolution, use FFT instead of direct sums.
 _DIRECT_LIMIT = 20_000
@@ -47,10 +47,23 @@ def sum_of_discrete_gaussians(d, sigma2, tail_mass: float = 1e-15) -> FinitePmf:
     sigma2 = float(as_positive(sigma2, "sigma2"))
     tail_mass = float(as_probability(tail_mass, "tail_mass"))
     reach = int(discrete_gaussian.cutoff(sigma2, tail_mass / d))
-    one = discrete_gaussian.pmf(np.arange(-reach, reach + 1), sigma2)
     # Each truncated copy misses at most 2 P[Z > K]; the sum misses at most d times that.
-    omitted = d * 2.0 * float(discrete_gaussian.tail_bound(reach + 1, sigma2))
-    result, power, remaining = None, one, d
+    one = FinitePmf(
+        start=-reach,
+        probabilities=discrete_gaussian.pmf(np.arange(-reach, reach + 1), sigma2),
+        omitted_mass=2.0 * float(discrete_gaussian.tail_bound(reach + 1, sigma2)),
+    )
+    return sum_of_copies(one, d)
+
+
+def sum_of_copies(one: FinitePmf, d: int) -> FinitePmf:
+    """Pmf of the sum of ``d`` iid copies of the table ``one``, by repeated squaring.
+
+    Its ``omitted_mass`` is ``d`` times the table's plus what the FFT's rounding
+    of negative values to 0 removed.
+    """
+    omitted = d * one.omitted_mass
+    result, power, remaining = None, one.probabilities, d
     while remaining:
         if remaining & 1:
             if result is None:
@@ -62,4 +75,4 @@ def sum_of_discrete_gaussians(d, sigma2, tail_mass: float = 1e-15) -> FinitePmf:
         if remaining:
             power, lost = _convolve(power, power)
             omitted += lost
-    return FinitePmf(start=-reach * d, probabilities=result, omitted_mass=omitted)
+    return FinitePmf(start=one.start * d, probabilities=result, omitted_mass=omitted)

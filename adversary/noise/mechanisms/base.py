@@ -26,7 +26,7 @@ from ..exact_sampling import (
     _word_source,
 )
 from ..finite_pmf import FinitePmf
-from ..sums import _convolve
+from ..sums import sum_of_copies
 
 __all__ = ["MAX_BOUND", "MAX_SCALE", "TAIL_MARGIN", "NoiseMechanism"]
 
@@ -257,21 +257,7 @@ class NoiseMechanism(ABC):
             raise ValueError(f"d must be an integer >= 1, got {d!r}")
         d = int(d)
         tail_mass = _as_tail_mass(tail_mass, self.bounded)
-        one = self.table(tail_mass / d)
-        omitted = d * one.omitted_mass
-        result, power, remaining = None, one.probabilities, d
-        while remaining:
-            if remaining & 1:
-                if result is None:
-                    result = power
-                else:
-                    result, lost = _convolve(result, power)
-                    omitted += lost
-            remaining >>= 1
-            if remaining:
-                power, lost = _convolve(power, power)
-                omitted += lost
-        return FinitePmf(start=one.start * d, probabilities=result, omitted_mass=omitted)
+        return sum_of_copies(self.table(tail_mass / d), d)
 
 
 # --- bounded mechanisms ------------------------------------------------------------------------
