@@ -10,7 +10,16 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["as_counts", "as_index", "as_integers", "as_positive", "as_probability", "last_axis"]
+__all__ = [
+    "as_counts",
+    "as_index",
+    "as_integers",
+    "as_nonnegative",
+    "as_positive",
+    "as_probability",
+    "last_axis",
+    "scalar_or_array",
+]
 
 
 def _as_real_array(value, name: str) -> np.ndarray:
@@ -31,6 +40,19 @@ def as_positive(value, name: str) -> np.ndarray:
     if not np.all(np.isfinite(array)) or np.any(array <= 0):
         raise ValueError(f"{name} must be finite and > 0, got {value!r}")
     return array
+
+
+def as_nonnegative(value, name: str) -> np.ndarray:
+    """``value`` as float64, every element finite and >= 0 (e.g. ε, μ)."""
+    array = _as_real_array(value, name).astype(np.float64)
+    if not np.all(np.isfinite(array)) or np.any(array < 0):
+        raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
+    return array
+
+
+def scalar_or_array(array: np.ndarray):
+    """A 0-d result as a NumPy scalar, any other as the array (a vectorised return value)."""
+    return array[()] if array.ndim == 0 else array
 
 
 def as_probability(value, name: str) -> np.ndarray:

@@ -48,7 +48,12 @@ from enum import StrEnum
 
 import numpy as np
 
-from ._validation import _as_real_array, as_positive, as_probability
+from ._validation import (
+    as_nonnegative,
+    as_positive,
+    as_probability,
+    scalar_or_array,
+)
 
 __all__ = [
     "Conversion",
@@ -86,17 +91,6 @@ def as_conversion(value, name: str = "conversion") -> Conversion:
     except ValueError:
         known = ", ".join(repr(c.value) for c in Conversion)
         raise ValueError(f"{name} must be one of {known}, got {value!r}") from None
-
-
-def _as_nonnegative(value, name: str) -> np.ndarray:
-    array = _as_real_array(value, name).astype(np.float64)
-    if not np.all(np.isfinite(array)) or np.any(array < 0):
-        raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
-    return array
-
-
-def _scalar_or_array(array: np.ndarray):
-    return array[()] if array.ndim == 0 else array
 
 
 def _bisect_increasing(f, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -206,8 +200,8 @@ def epsilon_from_zcdp(rho, delta, conversion: str | Conversion = "cks"):
     rho, delta = np.broadcast_arrays(rho, delta)
     log_inv_delta = -np.log(delta)
     if conversion is Conversion.BUN_STEINKE:
-        return _scalar_or_array(_bun_steinke_epsilon(rho, log_inv_delta))
-    return _scalar_or_array(_cks_epsilon(rho, log_inv_delta))
+        return scalar_or_array(_bun_steinke_epsilon(rho, log_inv_delta))
+    return scalar_or_array(_cks_epsilon(rho, log_inv_delta))
 
 
 def log_delta_from_zcdp(rho, epsilon, conversion: str | Conversion = "cks"):
@@ -219,12 +213,12 @@ def log_delta_from_zcdp(rho, epsilon, conversion: str | Conversion = "cks"):
     be finite and > 0, ``epsilon`` finite and >= 0.
     """
     rho = as_positive(rho, "rho")
-    epsilon = _as_nonnegative(epsilon, "epsilon")
+    epsilon = as_nonnegative(epsilon, "epsilon")
     conversion = as_conversion(conversion)
     rho, epsilon = np.broadcast_arrays(rho, epsilon)
     if conversion is Conversion.BUN_STEINKE:
-        return _scalar_or_array(_bun_steinke_log_delta(rho, epsilon))
-    return _scalar_or_array(_cks_log_delta(rho, epsilon))
+        return scalar_or_array(_bun_steinke_log_delta(rho, epsilon))
+    return scalar_or_array(_cks_log_delta(rho, epsilon))
 
 
 def delta_from_zcdp(rho, epsilon, conversion: str | Conversion = "cks"):
@@ -242,4 +236,4 @@ def rho_from_pure_dp(epsilon):
     ``epsilon`` must be finite and > 0.
     """
     epsilon = as_positive(epsilon, "epsilon")
-    return _scalar_or_array(0.5 * epsilon**2)
+    return scalar_or_array(0.5 * epsilon**2)

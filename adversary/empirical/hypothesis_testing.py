@@ -57,7 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special
 
-from .._validation import _as_real_array, as_positive
+from .._validation import _as_real_array, as_nonnegative, as_positive, scalar_or_array
 from ..accounting import as_conversion, epsilon_from_zcdp
 from ..noise import noise_variance
 from .privacy_loss import IntegerNoise, _as_integer_shift
@@ -93,17 +93,6 @@ def _as_rate(value, name: str) -> np.ndarray:
     return array
 
 
-def _as_epsilon(value, name: str = "epsilon") -> np.ndarray:
-    array = _as_real_array(value, name).astype(np.float64)
-    if not np.all(np.isfinite(array)) or np.any(array < 0):
-        raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
-    return array
-
-
-def _scalar_or_array(array: np.ndarray):
-    return array[()] if array.ndim == 0 else array
-
-
 # --- (ε, δ)-DP ---------------------------------------------------------------------------
 
 
@@ -115,12 +104,12 @@ def type_ii_error_bound(fpr, epsilon, delta=0.0):
     [0, 1], ``epsilon`` finite and >= 0; broadcast like numpy ufuncs.
     """
     alpha = _as_rate(fpr, "fpr")
-    eps = _as_epsilon(epsilon)
+    eps = as_nonnegative(epsilon, "epsilon")
     delta = _as_rate(delta, "delta")
     with np.errstate(over="ignore"):
         steep = 1.0 - delta - np.exp(eps) * alpha
     flat = np.exp(-eps) * (1.0 - delta - alpha)
-    return _scalar_or_array(np.maximum(0.0, np.maximum(steep, flat)))
+    return scalar_or_array(np.maximum(0.0, np.maximum(steep, flat)))
 
 
 def tpr_bound(fpr, epsilon, delta=0.0):
@@ -130,12 +119,12 @@ def tpr_bound(fpr, epsilon, delta=0.0):
     against an (ε, δ)-DP mechanism; arguments as :func:`type_ii_error_bound`.
     """
     alpha = _as_rate(fpr, "fpr")
-    eps = _as_epsilon(epsilon)
+    eps = as_nonnegative(epsilon, "epsilon")
     delta = _as_rate(delta, "delta")
     with np.errstate(over="ignore"):
         steep = np.exp(eps) * alpha + delta
     flat = 1.0 - np.exp(-eps) * (1.0 - alpha - delta)
-    return _scalar_or_array(np.minimum(1.0, np.minimum(steep, flat)))
+    return scalar_or_array(np.minimum(1.0, np.minimum(steep, flat)))
 
 
 def effective_tpr(epsilon, delta=0.0, fpr=JASON_FPR):
@@ -182,7 +171,7 @@ def zcdp_minimum_tpr_bound(rho, fpr=JASON_FPR, conversion="cks"):
 def mu_from_rho(rho):
     """``μ = √(2ρ)``: the Gaussian mechanism at ``σ² = Δ²/(2ρ)`` is exactly μ-GDP."""
     rho = as_positive(rho, "rho")
-    return _scalar_or_array(np.sqrt(2.0 * rho))
+    return scalar_or_array(np.sqrt(2.0 * rho))
 
 
 def gaussian_tpr(fpr, mu):
@@ -192,15 +181,15 @@ def gaussian_tpr(fpr, mu):
     [0, 1], ``mu`` finite and >= 0.
     """
     alpha = _as_rate(fpr, "fpr")
-    mu = _as_epsilon(mu, "mu")
-    return _scalar_or_array(special.ndtr(special.ndtri(alpha) + mu))
+    mu = as_nonnegative(mu, "mu")
+    return scalar_or_array(special.ndtr(special.ndtri(alpha) + mu))
 
 
 def gaussian_type_ii_error(fpr, mu):
     """``β = Φ(-Φ^{-1}(α) - μ) = 1 - Φ(Φ^{-1}(α) + μ)``, accurate when β is tiny."""
     alpha = _as_rate(fpr, "fpr")
-    mu = _as_epsilon(mu, "mu")
-    return _scalar_or_array(special.ndtr(-special.ndtri(alpha) - mu))
+    mu = as_nonnegative(mu, "mu")
+    return scalar_or_array(special.ndtr(-special.ndtri(alpha) - mu))
 
 
 # --- exact Neyman–Pearson for additive integer noise --------------------------------------
@@ -242,13 +231,13 @@ class TradeOff:
         """The largest true-positive rate at false-positive rate ``fpr`` (in [0, 1])."""
         alpha = _as_rate(fpr, "fpr")
         x, y, _ = self._knots()
-        return _scalar_or_array(np.interp(alpha, x, y))
+        return scalar_or_array(np.interp(alpha, x, y))
 
     def type_ii_error(self, fpr):
         """``β(α) = 1 - TPR(α)``, interpolated on the accurate ``fnr_knots``."""
         alpha = _as_rate(fpr, "fpr")
         x, _, beta = self._knots()
-        return _scalar_or_array(np.interp(alpha, x, beta))
+        return scalar_or_array(np.interp(alpha, x, beta))
 
     def test(self, fpr) -> tuple[np.ndarray, int | None, float]:
         """The most powerful level-``fpr`` test: ``(rejected, boundary, γ)``.
