@@ -42,6 +42,17 @@ def as_mechanism(value, name: str = "mechanism") -> NoiseMechanism:
     return value
 
 
+def _rho_given(rho, mechanism, rho_name: str) -> bool:
+    """Whether the noise is given by ρ (else by ``mechanism``); exactly one of them must be."""
+    if mechanism is None:
+        if rho is None:
+            raise ValueError(f"{rho_name}: give {rho_name} (with convention) or mechanism")
+        return True
+    if rho is not None:
+        raise ValueError(f"{rho_name}: give {rho_name} or mechanism, not both (got both)")
+    return False
+
+
 def resolve(rho, convention, mechanism, rho_name: str = "rho"):
     """``(σ², None)`` for the discrete Gaussian path, ``(None, mechanism)`` otherwise.
 
@@ -49,12 +60,8 @@ def resolve(rho, convention, mechanism, rho_name: str = "rho"):
     used with ``rho`` only. A :class:`DiscreteGaussianNoise` gives its σ² (a
     0-d array), so the closed forms of the ρ path apply to it.
     """
-    if mechanism is None:
-        if rho is None:
-            raise ValueError(f"{rho_name}: give {rho_name} (with convention) or mechanism")
+    if _rho_given(rho, mechanism, rho_name):
         return noise_variance(rho, convention), None
-    if rho is not None:
-        raise ValueError(f"{rho_name}: give {rho_name} or mechanism, not both (got both)")
     mechanism = as_mechanism(mechanism)
     if isinstance(mechanism, DiscreteGaussianNoise):
         return np.asarray(mechanism.sigma2, dtype=np.float64), None
@@ -69,12 +76,8 @@ def resolve_many(rhos, convention, mechanism, n: int | None = None, rho_name: st
     when every mechanism is a discrete Gaussian (or for ``rhos``), else
     ``(None, tuple of mechanisms)``.
     """
-    if mechanism is None:
-        if rhos is None:
-            raise ValueError(f"{rho_name}: give {rho_name} (with convention) or mechanism")
+    if _rho_given(rhos, mechanism, rho_name):
         return noise_variance(rhos, convention), None
-    if rhos is not None:
-        raise ValueError(f"{rho_name}: give {rho_name} or mechanism, not both (got both)")
     mechanisms = mechanism_tuple(mechanism, n)
     if all(isinstance(m, DiscreteGaussianNoise) for m in mechanisms):
         return np.array([m.sigma2 for m in mechanisms], dtype=np.float64), None
