@@ -28,11 +28,11 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-import pymc as pm
 import pytensor.tensor as pt
 
 from ..noise.mechanisms import DiscreteGaussianNoise, DiscreteLaplaceNoise, NoiseMechanism
 from .discrete_gaussian import log_normaliser
+from .tabulated_noise import shifted_noise
 
 __all__ = ["TABLE_TAIL_MASS", "NoiseRelease", "symbolic_logpmf"]
 
@@ -137,16 +137,4 @@ def NoiseRelease(name: str, mu, mechanism, **kwargs):
             noise[..., k] = _draw(m, shape[:-1], rng)
         return mu + noise
 
-    def support_point(rv, size, mu):
-        point = pt.cast(mu, "int64") + offset
-        return point if size is None else pt.full(size, point)
-
-    return pm.CustomDist(
-        name,
-        mu,
-        logp=logp,
-        random=random,
-        support_point=support_point,
-        dtype="int64",
-        **kwargs,
-    )
+    return shifted_noise(name, mu, logp, random, offset, **kwargs)

@@ -14,7 +14,7 @@ import pytensor.tensor as pt
 
 from ..noise.finite_pmf import FinitePmf
 
-__all__ = ["TabulatedNoise"]
+__all__ = ["TabulatedNoise", "shifted_noise"]
 
 
 def TabulatedNoise(name: str, mu, table: FinitePmf, **kwargs):
@@ -34,8 +34,20 @@ def TabulatedNoise(name: str, mu, table: FinitePmf, **kwargs):
     def random(mu, rng=None, size=None):
         return np.asarray(mu) + start + rng.choice(probabilities.size, p=probabilities, size=size)
 
+    return shifted_noise(name, mu, logp, random, **kwargs)
+
+
+def shifted_noise(name: str, mu, logp, random, offset=0, **kwargs):
+    """An int64 release ``name = mu + Z`` as a :class:`pymc.CustomDist`.
+
+    ``logp(value, mu)`` and ``random(mu, rng, size)`` are the release's; the
+    support point (the sampler's start) is ``mu + offset`` (``offset`` a mode of
+    ``Z``, so that the start is possible).
+    """
+
     def support_point(rv, size, mu):
-        return pt.cast(mu, "int64") if size is None else pt.full(size, pt.cast(mu, "int64"))
+        point = pt.cast(mu, "int64") + offset
+        return point if size is None else pt.full(size, point)
 
     return pm.CustomDist(
         name,
