@@ -18,7 +18,7 @@ import numpy as np
 
 from .decision import DEFAULT_TIE_RULE
 
-__all__ = ["MarginalMeasures", "one_measure", "over_prior_of_truth"]
+__all__ = ["BoundedMarginals", "MarginalMeasures", "one_measure", "over_prior_of_truth"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,44 @@ class MarginalMeasures:
     def as_dict(self) -> dict:
         """The fields but ``details``, for a table row."""
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "details"}
+
+
+@dataclass(frozen=True)
+class BoundedMarginals:
+    """A scenario's closed-form marginal measures for a truth, each with an error bound.
+
+    The base of the scenarios' ``marginals`` results (numbers, or arrays over
+    the cases they broadcast), which add what their method used.
+
+    Attributes
+    ----------
+    marginal_posterior, marginal_risk, correct_decision_probability
+        (3.3), (3.4) and (3.6) for the truth.
+    posterior_error_bound, risk_error_bound, decision_error_bound
+        Rigorous bounds on the absolute error of each (before floating-point
+        rounding).
+    omitted_mass
+        Bound on the release probability the sums leave out.
+    """
+
+    marginal_posterior: np.ndarray
+    marginal_risk: np.ndarray
+    correct_decision_probability: np.ndarray
+    posterior_error_bound: np.ndarray
+    risk_error_bound: np.ndarray
+    decision_error_bound: np.ndarray
+    omitted_mass: np.ndarray
+
+    @classmethod
+    def of_truth(cls, prior_of_truth, posterior, posterior_bound, **rest):
+        """The measures from (3.3) and its bound: (3.4) and its bound divide them by the prior."""
+        return cls(
+            marginal_posterior=posterior,
+            marginal_risk=posterior / prior_of_truth,
+            posterior_error_bound=posterior_bound,
+            risk_error_bound=posterior_bound / prior_of_truth,
+            **rest,
+        )
 
 
 def one_measure(marginals: Callable, measure: str, summary: str) -> Callable:

@@ -215,12 +215,11 @@ def marginals(
         tie_rule,
     )
     last = -1
-    return MultiLevelMarginals(
-        marginal_posterior=out["posterior"][last].reshape(shape),
-        marginal_risk=(out["posterior"][last] / prior_of_truth).reshape(shape),
+    return MultiLevelMarginals.of_truth(
+        prior_of_truth.reshape(shape),
+        out["posterior"][last].reshape(shape),
+        out["posterior_bound"][last].reshape(shape),
         correct_decision_probability=out["decision"][last].reshape(shape),
-        posterior_error_bound=out["posterior_bound"][last].reshape(shape),
-        risk_error_bound=(out["posterior_bound"][last] / prior_of_truth).reshape(shape),
         decision_error_bound=out["decision_bound"][last].reshape(shape),
         omitted_mass=out["omitted"][last].reshape(shape),
         cutoffs=cutoffs.reshape(*shape, -1),

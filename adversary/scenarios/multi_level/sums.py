@@ -17,6 +17,7 @@ import numpy as np
 from scipy import special
 
 from ...measures.decision import tie_tolerance
+from ...measures.marginal import BoundedMarginals
 from ...measures.noise import log_ratio, noise_table, support_points
 from ...noise import discrete_gaussian
 from ...noise.mechanisms import NoiseMechanism
@@ -46,24 +47,19 @@ _BLOCK_ELEMENTS = 2_000_000
 
 
 @dataclass(frozen=True)
-class MultiLevelMarginals:
+class MultiLevelMarginals(BoundedMarginals):
     """Marginal measures of the ℓ-level attack for a truth, with their error bounds.
 
-    Arrays have the broadcast shape of the cases (``prior``, ``true_count`` and
-    the leading axes of ``rhos``), or for :func:`marginal_by_levels` a leading
-    axis over ℓ = 1, 2, ….
+    The measures (3.3), (3.4) and (3.6) with the posterior (S1.1) and their
+    bounds (:class:`~adversary.measures.marginal.BoundedMarginals`: truncation
+    of the noise, plus the grid of the log likelihood ratio for the posterior
+    and risk; the omitted releases have noise beyond ``cutoffs`` at some
+    level), as arrays of the broadcast shape of the cases (``prior``,
+    ``true_count`` and the leading axes of ``rhos``), or for
+    :func:`marginal_by_levels` with a leading axis over ℓ = 1, 2, …; and:
 
     Attributes
     ----------
-    marginal_posterior, marginal_risk, correct_decision_probability
-        The measures (3.3), (3.4) and (3.6) with the posterior (S1.1).
-    posterior_error_bound, risk_error_bound, decision_error_bound
-        Rigorous bounds on the absolute error of each (before floating-point
-        rounding): truncation of the noise plus, for the posterior and risk,
-        the grid of the log likelihood ratio (:func:`marginals`).
-    omitted_mass
-        Upper bound on the probability of the releases left out (noise beyond
-        ``cutoffs`` at some level).
     cutoffs
         The noise cut-off ``K_i`` per level (levels on the last axis).
     grid_width
@@ -74,13 +70,6 @@ class MultiLevelMarginals:
         was used instead.
     """
 
-    marginal_posterior: np.ndarray
-    marginal_risk: np.ndarray
-    correct_decision_probability: np.ndarray
-    posterior_error_bound: np.ndarray
-    risk_error_bound: np.ndarray
-    decision_error_bound: np.ndarray
-    omitted_mass: np.ndarray
     cutoffs: np.ndarray
     grid_width: np.ndarray
     decision_exact: np.ndarray

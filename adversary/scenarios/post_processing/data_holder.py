@@ -8,7 +8,7 @@ import numpy as np
 
 from ..._validation import as_probability
 from ...measures.decision import DEFAULT_TIE_RULE, binary_credit, check_tie_rule
-from ...measures.marginal import one_measure
+from ...measures.marginal import BoundedMarginals, one_measure
 from .releases import PostProcessedReleases, attack_setting
 from .scores import decision_log_odds, posterior_of_truth, true_count_of
 
@@ -22,33 +22,19 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class PostProcessedMarginals:
+class PostProcessedMarginals(BoundedMarginals):
     """The data holder's measures of the S6 attack for a truth, with their error bounds.
 
-    Arrays have the broadcast shape of ``prior``, ``rho`` and ``true_count``.
-
-    Attributes
-    ----------
-    marginal_posterior, marginal_risk, correct_decision_probability
-        (S6.8), its ratio to the prior of the truth (as (3.4)), and the
-        probability that the Bayes decision (:func:`decision`) from ``x̃1`` is
-        right (as (3.6)).
-    posterior_error_bound, risk_error_bound
-        ``omitted_mass / p_T`` and ``omitted_mass / p_T²`` (module docstring).
-    decision_error_bound
-        ``omitted_mass`` plus the probability, under the truth, of the
-        releases whose decision the truncation could flip (see :func:`marginals`).
-    omitted_mass
-        Bound on the noise probability the tables leave out (per ``rho``).
+    Arrays of the broadcast shape of ``prior``, ``rho`` and ``true_count``
+    (:class:`~adversary.measures.marginal.BoundedMarginals`): (S6.8), its
+    ratio to the prior of the truth (as (3.4)), and the probability that the
+    Bayes decision (:func:`decision`) from ``x̃1`` is right (as (3.6)); the
+    bounds ``omitted_mass / p_T`` and ``omitted_mass / p_T²`` (module
+    docstring), and for the decision ``omitted_mass`` plus the probability,
+    under the truth, of the releases whose decision the truncation could flip
+    (see :func:`marginals`); ``omitted_mass`` bounds the noise probability the
+    tables leave out (per ``rho``).
     """
-
-    marginal_posterior: np.ndarray
-    marginal_risk: np.ndarray
-    correct_decision_probability: np.ndarray
-    posterior_error_bound: np.ndarray
-    risk_error_bound: np.ndarray
-    decision_error_bound: np.ndarray
-    omitted_mass: np.ndarray
 
 
 def table_marginals(table: PostProcessedReleases, prior, truth, tie_rule) -> PostProcessedMarginals:

@@ -133,9 +133,9 @@ def gaussian_marginals(
     correct = _decision_probability(log_prior, a, noises, c, tolerance, tie_rule)
     decision_bound = 0.0 if noises[c] is None else noises[c].omitted
     return UnknownAttributeMarginals.of_truth(
-        prior[c],
-        post,
-        posterior_bound,
+        float(prior[c]),
+        float(post),
+        float(posterior_bound),
         correct_decision_probability=float(correct),
         decision_error_bound=float(decision_bound),
         omitted_mass=float(omitted),

@@ -173,9 +173,9 @@ def mechanism_marginals(
     tolerance = float(tie_tolerance(2.0 * reach))
     correct = _decision_probability(terms, c, tolerance, tie_rule) + certain
     return UnknownAttributeMarginals.of_truth(
-        prior[c],
-        post,
-        posterior_bound,
+        float(prior[c]),
+        float(post),
+        float(posterior_bound),
         correct_decision_probability=float(correct),
         decision_error_bound=float(omitted),
         omitted_mass=float(omitted),

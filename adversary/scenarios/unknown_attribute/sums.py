@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from ...measures.marginal import BoundedMarginals
+
 __all__ = [
     "DEFAULT_GRID_WIDTH",
     "GRID_CURVATURE_BOUND",
@@ -49,20 +51,15 @@ BLOCK_ELEMENTS = 1 << 21
 
 
 @dataclass(frozen=True)
-class UnknownAttributeMarginals:
+class UnknownAttributeMarginals(BoundedMarginals):
     """Marginal measures of the unknown-attribute attack for a true category, with bounds.
+
+    The measures and bounds of :class:`~adversary.measures.marginal.BoundedMarginals`
+    (numbers; ties of (3.6) counted by ``tie_rule``; the posterior's and
+    risk's bounds include the grid's term when ``method`` is ``"grid"``), and:
 
     Attributes
     ----------
-    marginal_posterior, marginal_risk, correct_decision_probability
-        (3.3), (3.4) and (3.6) for the true category, ties of (3.6) counted by
-        ``tie_rule``.
-    posterior_error_bound, risk_error_bound, decision_error_bound
-        Rigorous bounds on the absolute error of each (before floating-point
-        rounding): noise truncation, plus the grid's term for the posterior
-        and risk when ``method`` is ``"grid"``.
-    omitted_mass
-        Bound on the release probability the sums leave out.
     cutoffs
         Noise cut-off ``K_k`` per released cell.
     method
@@ -73,28 +70,10 @@ class UnknownAttributeMarginals:
         How a tied decision counts in (3.6) (:mod:`adversary.measures.decision`).
     """
 
-    marginal_posterior: float
-    marginal_risk: float
-    correct_decision_probability: float
-    posterior_error_bound: float
-    risk_error_bound: float
-    decision_error_bound: float
-    omitted_mass: float
     cutoffs: tuple[int, ...]
     method: str
     grid_width: float | None
     tie_rule: str
-
-    @classmethod
-    def of_truth(cls, prior_of_truth: float, posterior, posterior_bound, **rest):
-        """The measures from (3.3) and its bound: (3.4) and its bound divide them by the prior."""
-        return cls(
-            marginal_posterior=float(posterior),
-            marginal_risk=float(posterior / prior_of_truth),
-            posterior_error_bound=float(posterior_bound),
-            risk_error_bound=float(posterior_bound / prior_of_truth),
-            **rest,
-        )
 
 
 def enumerated_posterior(terms, c) -> float:
