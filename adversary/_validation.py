@@ -63,14 +63,24 @@ def as_probability(value, name: str) -> np.ndarray:
     return array
 
 
+#: Largest magnitude of an integer argument: counts and noisy counts stay far from
+#: int64's wrap-around (2^63) under the arithmetic the scenarios do on them.
+MAX_INTEGER = 2**62
+
+
 def as_integers(value, name: str) -> np.ndarray:
-    """``value`` as int64; floats are accepted only when integral (a noisy count)."""
+    """``value`` as int64; floats are accepted only when integral (a noisy count).
+
+    Magnitudes of :data:`MAX_INTEGER` or more are refused (never wrapped round).
+    """
     array = _as_real_array(value, name)
     if np.issubdtype(array.dtype, np.floating):
         if not np.all(np.isfinite(array)) or np.any(array != np.round(array)):
             raise ValueError(f"{name} must be integer-valued, got {value!r}")
-        if np.any(np.abs(array) >= 2.0**62):
-            raise ValueError(f"{name} is too large to hold as a 64-bit integer, got {value!r}")
+    if array.size and (np.max(array) >= MAX_INTEGER or np.min(array) <= -MAX_INTEGER):
+        raise ValueError(
+            f"{name} is too large to hold as a 64-bit integer (|value| < 2^62), got {value!r}"
+        )
     return array.astype(np.int64)
 
 

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from adversary._validation import as_index, last_axis
+from adversary._validation import as_index, as_integers, last_axis
+from adversary.scenarios import single_block
 
 
 @pytest.mark.parametrize("value", [0, 2, np.int64(1)])
@@ -24,3 +25,20 @@ def test_last_axis_checks_the_length_of_the_last_axis_only():
     for bad in (np.zeros((3, 4)), np.float64(0.0)):
         with pytest.raises(ValueError, match=r"^releases must have one count per cell on its"):
             last_axis(bad, 3, "releases", "one count per cell")
+
+
+@pytest.mark.parametrize("value", [10**19, -(2**62), [1, 2**62], np.uint64(2**63)])
+def test_an_integer_beyond_the_64_bit_range_is_refused_not_wrapped(value):
+    with pytest.raises(ValueError, match=r"^release is too large to hold as a 64-bit integer"):
+        as_integers(value, "release")
+
+
+def test_the_largest_accepted_integers_come_back_unchanged():
+    values = as_integers([2**62 - 1, -(2**62) + 1, 0], "release")
+    assert values.tolist() == [2**62 - 1, -(2**62) + 1, 0]
+
+
+def test_the_single_block_posterior_refuses_a_release_that_would_wrap():
+    """Issue 11: single_block.posterior(10**19, ...) returned 0.0 (the release wrapped)."""
+    with pytest.raises(ValueError, match=r"^release is too large"):
+        single_block.posterior(10**19, 0.1, 0.0992)

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytensor.tensor as pt
+from pymc.distributions.distribution import Discrete
 from pytensor.graph.basic import Variable
 
 from .._validation import as_integers, as_positive, as_probability
 from ..noise.conventions import as_convention, noise_variance
 
 __all__ = [
+    "IntegerDiscrete",
     "as_integer_param",
     "as_probability_param",
     "as_variance_param",
+    "checked_observed",
     "is_symbolic",
     "resolve_sigma2",
 ]
@@ -71,3 +74,23 @@ def resolve_sigma2(sigma2, rho, convention):
         delta2 = np.float64(as_convention(convention).l2_sensitivity ** 2)
         return (delta2 / np.float64(2.0)) / pt.cast(pt.as_tensor_variable(rho), "float64")
     return pt.as_tensor_variable(np.asarray(noise_variance(rho, convention), dtype=np.float64))
+
+
+def checked_observed(observed, name: str) -> None:
+    """Refuse observed data an int64 variable would silently truncate (2.9 read as 2).
+
+    Missing values (masked, or NaN) are left to PyMC's imputation; a PyTensor
+    variable is not checked.
+    """
+    if observed is None or is_symbolic(observed):
+        return
+    values = np.ma.masked_invalid(np.ma.asarray(observed)).compressed()
+    as_integers(values, f"observed (of {name!r})")
+
+
+class IntegerDiscrete(Discrete):
+    """A PyMC discrete distribution of int64 values that checks its observed data first."""
+
+    def __new__(cls, name, *args, observed=None, **kwargs):
+        checked_observed(observed, name)
+        return super().__new__(cls, name, *args, observed=observed, **kwargs)

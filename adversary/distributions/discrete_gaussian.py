@@ -15,12 +15,11 @@ from __future__ import annotations
 import numpy as np
 import pytensor.tensor as pt
 from pymc.distributions.dist_math import check_parameters
-from pymc.distributions.distribution import Discrete
 from pymc.distributions.shape_utils import rv_size_is_none
 from pytensor.tensor.random.op import RandomVariable
 
 from ..noise import discrete_gaussian as _dg
-from ._params import as_integer_param, is_symbolic, resolve_sigma2
+from ._params import IntegerDiscrete, as_integer_param, is_symbolic, resolve_sigma2
 
 __all__ = ["DiscreteGaussian", "DiscreteGaussianRV", "discrete_gaussian", "log_normaliser"]
 
@@ -92,7 +91,7 @@ class DiscreteGaussianRV(RandomVariable):
 discrete_gaussian = DiscreteGaussianRV()
 
 
-class DiscreteGaussian(Discrete):
+class DiscreteGaussian(IntegerDiscrete):
     r"""Discrete Gaussian on the integers centred at an integer ``mu``.
 
     ``P[X = x] = exp(-(x - mu)²/(2σ²)) / Σ_k exp(-k²/(2σ²))``.

@@ -26,12 +26,11 @@ from collections.abc import Mapping
 
 import numpy as np
 import pytensor.tensor as pt
-from pymc.distributions.distribution import Discrete
 from pymc.distributions.shape_utils import rv_size_is_none
 from pytensor.tensor.random.op import RandomVariable
 
 from .._validation import as_integers
-from ._params import as_integer_param, as_probability_param, is_symbolic
+from ._params import IntegerDiscrete, as_integer_param, as_probability_param, is_symbolic
 
 __all__ = [
     "BernoulliCount",
@@ -81,7 +80,7 @@ class BernoulliCountRV(RandomVariable):
 bernoulli_count = BernoulliCountRV()
 
 
-class BernoulliCount(Discrete):
+class BernoulliCount(IntegerDiscrete):
     r"""``X = known + B``, ``B ~ Bernoulli(p)``: the target prior of Sec. 3.1.
 
     ``X1 ∈ {x_{1,-t}, x_{1,-t} + 1}`` with ``P[X1 = x_{1,-t} + 1] = p`` — the
@@ -137,7 +136,7 @@ class ImproperUniformRV(RandomVariable):
 improper_uniform = ImproperUniformRV()
 
 
-class ImproperUniform(Discrete):
+class ImproperUniform(IntegerDiscrete):
     r"""The improper uniform on ``{lower, lower + 1, …}``: log-p 0 there, ``-inf`` below.
 
     Kazan & Reiter's default block-group prior ``X2 | X1 = k1 ~ Uniform{k1, k1+1, …}``
@@ -184,7 +183,7 @@ class BoundedUniformRV(RandomVariable):
 bounded_uniform = BoundedUniformRV()
 
 
-class BoundedUniform(Discrete):
+class BoundedUniform(IntegerDiscrete):
     r"""Uniform on ``{lower, lower + 1, …, upper}`` (both included).
 
     Kazan & Reiter S4 use ``X2 | X1 = k1 ~ Uniform{k1, …, 10}``:
@@ -230,7 +229,7 @@ class PointMassRV(RandomVariable):
 point_mass = PointMassRV()
 
 
-class PointMass(Discrete):
+class PointMass(IntegerDiscrete):
     r"""All prior mass on one integer ``value`` (a count the adversary knows exactly)."""
 
     rv_op = point_mass
@@ -300,7 +299,7 @@ def _validated_pmf(support, probs):
     return values, log_weights
 
 
-class FinitePmf(Discrete):
+class FinitePmf(IntegerDiscrete):
     r"""A user pmf on a finite set of integers.
 
     ``FinitePmf("X2", support=[1, 2, 3], probs=[0.2, 0.5, 0.3])`` or

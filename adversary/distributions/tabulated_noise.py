@@ -13,6 +13,7 @@ import pymc as pm
 import pytensor.tensor as pt
 
 from ..noise.finite_pmf import FinitePmf
+from ._params import checked_observed
 
 __all__ = ["TabulatedNoise", "shifted_noise"]
 
@@ -44,6 +45,8 @@ def shifted_noise(name: str, mu, logp, random, offset=0, **kwargs):
     support point (the sampler's start) is ``mu + offset`` (``offset`` a mode of
     ``Z``, so that the start is possible).
     """
+
+    checked_observed(kwargs.get("observed"), name)
 
     def support_point(rv, size, mu):
         point = pt.cast(mu, "int64") + offset
