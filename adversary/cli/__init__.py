@@ -38,7 +38,11 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into a reader that stopped, e.g. `| head`
         sys.stdout = open(os.devnull, "w")  # silence the flush at exit
         return 0
-    except (ValueError, TypeError, KeyError, FileNotFoundError) as error:
+    except OSError as error:  # a file or folder the command could not read or write
+        where = "" if error.filename is None else f": {error.filename}"
+        print(f"adversary {args.command}: error: {error.strerror or error}{where}", file=sys.stderr)
+        return 2
+    except (ValueError, TypeError, KeyError) as error:
         message = error.args[0] if error.args else error.__class__.__name__
         print(f"adversary {args.command}: error: {message}", file=sys.stderr)
         return 2

@@ -38,10 +38,12 @@ numbers), ``swept`` (the ρ drawn, or null) and ``figures``.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
+from .._output import checked_folder, staged
 from ..measures.releases import DEFAULT_TAIL_MASS
 from ..plots.single_block import save_figures
 from ..reports.attack import attack_report
@@ -170,19 +172,28 @@ def _attack_text(case, report) -> str:
 
 
 def run(args) -> int:
+    checked_folder(args.out, "--out")
     case = attack_from(args)
-    if not isinstance(case, SingleBlockCase):
-        report = attack_report(case, args.out)
-        if args.json:
-            print(json.dumps(_attack_json(case, report), indent=2))
+    with staged(args.out, "--out") as stage:
+        if isinstance(case, SingleBlockCase):
+            text = _single_block_output(args, case, stage)
         else:
-            print(_attack_text(case, report))
-        return 0
+            report = attack_report(case, stage)
+            report = replace(report, figures=[args.out / p.name for p in report.figures])
+            text = (
+                json.dumps(_attack_json(case, report), indent=2)
+                if args.json
+                else _attack_text(case, report)
+            )
+    print(text)
+    return 0
+
+
+def _single_block_output(args, case, stage) -> str:
+    """Tables 4 and 5 and Figures 1–3 (written into ``stage``), as JSON or text."""
     table4 = release_table(case)
     table5 = marginal_table(case)
-    figures = save_figures(case, args.out)
+    figures = [args.out / path.name for path in save_figures(case, stage)]
     if args.json:
-        print(json.dumps(_as_json(case, table4, table5, figures), indent=2))
-    else:
-        print(_as_text(case, table4, table5, figures))
-    return 0
+        return json.dumps(_as_json(case, table4, table5, figures), indent=2)
+    return _as_text(case, table4, table5, figures)

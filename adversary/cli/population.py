@@ -78,11 +78,13 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from .._output import checked_folder
     from ..population.engine import assess
     from ..population.model import load_population_model
     from ..population.output import summary_json, summary_text
     from ..population.synthetic import synthetic_geography
 
+    checked_folder(args.out, "--out")
     model = load_population_model(args.model).with_preset(args.budget)
     if args.synthetic is not None:
         data = synthetic_geography(args.synthetic, states=args.states, seed=args.seed)

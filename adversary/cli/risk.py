@@ -46,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._output import checked_folder, staged
 from ..analyses.compare import MEASURES, sweep, to_table
 from ..plots.compare import risk_curves_figure
 from .common import add_attack_arguments, attack_from, command_parser
@@ -183,7 +184,32 @@ def _as_text(case, table, over, files) -> str:
     return "\n".join(lines)
 
 
+def _output(args, case, dataset, table, over, table_path, figure_path) -> str:
+    """What the command prints: the JSON of the module docstring, or the text table."""
+    if not args.json:
+        return _as_text(case, table, over, [table_path, figure_path] if over else [])
+    result = {
+        "case": case.name,
+        "target": case.target,
+        "truth": None
+        if case.true_latents is None
+        else {k: _plain(v) for k, v in case.true_latents.items()},
+        "method": dataset.attrs["method"],
+        "priors": {
+            str(k): _plain(v)
+            for k, v in zip(dataset["prior"].values, dataset["p"].values, strict=True)
+        },
+        "swept": {name: _plain(list(values)) for name, values in over.items()},
+        "rows": _rows(table),
+        "table": None if table_path is None else str(table_path),
+        "figure": None if figure_path is None else str(figure_path),
+    }
+    return json.dumps(result, indent=2)
+
+
 def run(args) -> int:
+    if args.sweep:
+        checked_folder(args.out, "--out")
     case = attack_from(args)
     over = parse_sweeps(args.sweep, case)
     priors = None if args.prior is None else [args.prior]
@@ -195,37 +221,20 @@ def run(args) -> int:
             raise type(error)(f"--sweep {message.removeprefix('over: ')}") from error
         raise
     table = to_table(dataset)
-    table_path = figure_path = None
-    if over:
-        args.out.mkdir(parents=True, exist_ok=True)
-        stem = "sweep_" + "_".join(over)
-        table_path = args.out / f"{stem}.csv"
-        table.to_csv(table_path)
+    if not over:
+        print(_output(args, case, dataset, table, over, None, None))
+        return 0
+    stem = "sweep_" + "_".join(over)
+    with staged(args.out, "--out", owned=(f"{stem}.png",)) as stage:
+        table.to_csv(stage / f"{stem}.csv")
+        table_path, figure_path = args.out / f"{stem}.csv", None
         try:
             figure = risk_curves_figure(dataset)
         except ValueError as error:
             print(f"adversary risk: no plot: {error}", file=sys.stderr)
         else:
+            figure.savefig(stage / f"{stem}.png", dpi=120)
             figure_path = args.out / f"{stem}.png"
-            figure.savefig(figure_path, dpi=120)
-    if args.json:
-        result = {
-            "case": case.name,
-            "target": case.target,
-            "truth": None
-            if case.true_latents is None
-            else {k: _plain(v) for k, v in case.true_latents.items()},
-            "method": dataset.attrs["method"],
-            "priors": {
-                str(k): _plain(v)
-                for k, v in zip(dataset["prior"].values, dataset["p"].values, strict=True)
-            },
-            "swept": {name: _plain(list(values)) for name, values in over.items()},
-            "rows": _rows(table),
-            "table": None if table_path is None else str(table_path),
-            "figure": None if figure_path is None else str(figure_path),
-        }
-        print(json.dumps(result, indent=2))
-    else:
-        print(_as_text(case, table, over, [table_path, figure_path] if over else []))
+        text = _output(args, case, dataset, table, over, table_path, figure_path)
+    print(text)
     return 0

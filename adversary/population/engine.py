@@ -40,12 +40,14 @@ import shutil
 import sys
 import tempfile
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from .._output import checked_folder, staged
 from .measures import (
     BLOCK_GROUP_KEY,
     block_group_batch,
@@ -350,9 +352,10 @@ def assess(
     (persons generated on the workers). ``out``: folder for ``records.parquet``
     (one row per assessed record or cell), ``parameters.parquet``,
     ``summary.csv``, ``summary_by_county.csv``, ``summary.json`` and
-    ``plots/``; all are written to a staging folder beside it and moved in only
-    when the run has succeeded. ``client`` / ``scheduler``: an existing Dask
-    client or scheduler address; otherwise a local cluster of ``workers``
+    ``plots/`` (an old ``plots/`` is removed when ``plots`` is false); ``out`` is
+    checked before any work, and all is written to a staging folder beside it
+    and moved in only when the run has succeeded. ``client`` / ``scheduler``: an
+    existing Dask client or scheduler address; otherwise a local cluster of ``workers``
     processes (default one per core). ``partitions``: number of partitions
     (default ``max(2 × workers, persons / 250 000)``, at most one per unit).
     """
@@ -364,9 +367,9 @@ def assess(
         raise ValueError(f"partitions must be an integer >= 1, got {partitions!r}")
     timings: dict[str, float] = {}
     start = time.perf_counter()
+    out = None if out is None else checked_folder(out, "out")
     source = _source(data, model)
     timings["load_and_validate"] = time.perf_counter() - start
-    out = None if out is None else Path(out)
 
     with _client(client, scheduler, workers, local_directory) as dask_client:
         n_workers = len(dask_client.scheduler_info(n_workers=-1)["workers"])
@@ -416,8 +419,7 @@ def assess(
         finished = dask_client.map(_finish, prepared, model=model, tables=tables_shared)
         del prepared
         _wait(finished, "joining and summarising", progress)
-        staging = _staging(out)
-        try:
+        with nullcontext() if out is None else staged(out, "out", ("plots",)) as staging:
             records, by_bin, by_county = _collect(dask_client, finished, staging)
             del finished
             timings["join_and_write"] = time.perf_counter() - t
@@ -456,10 +458,6 @@ def assess(
             )
             if staging is not None:
                 result.files = _write(staging, out, result, model, plots)
-        except BaseException:
-            if staging is not None:
-                shutil.rmtree(staging, ignore_errors=True)
-            raise
     return result
 
 
@@ -513,14 +511,6 @@ def _submit_measures(client, model, tuples) -> dict[str, list]:
                         )
                     )
     return futures
-
-
-def _staging(out: Path | None) -> Path | None:
-    if out is None:
-        return None
-    parent = out.resolve().parent
-    parent.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=parent))
 
 
 def _collect(client, finished, staging):
@@ -638,18 +628,4 @@ def _write(staging: Path, out: Path, result: PopulationResult, model, plots: boo
     files = {name: str(out / name) for name in [*names, "summary.json"]}
     with open(staging / "summary.json", "w") as handle:
         json.dump(summary_json(result, model, files), handle, indent=2)
-    out.mkdir(parents=True, exist_ok=True)
-    for item in [
-        "records.parquet",
-        "parameters.parquet",
-        "summary.csv",
-        "summary_by_county.csv",
-        "summary.json",
-        *(["plots"] if plots else []),
-    ]:
-        target = out / item
-        if target.is_dir():
-            shutil.rmtree(target)
-        os.replace(staging / item, target)
-    shutil.rmtree(staging, ignore_errors=True)
     return files

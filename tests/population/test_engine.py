@@ -201,3 +201,14 @@ def test_writes_every_output_file(population, model, client_two, tmp_path):
     records = pd.read_parquet(out / "records.parquet")
     assert len(records) == result.stats["records_assessed"]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.partial")]
+    # A second run without plots replaces the files and removes the first run's plots.
+    (out / "notes.txt").write_text("the user's")
+    assess(population, model, out, client=client_two, partitions=2, plots=False)
+    assert {p.name for p in out.iterdir()} == (names - {"plots"}) | {"notes.txt"}
+
+
+def test_an_unusable_out_is_refused_before_any_work(population, model, tmp_path):
+    (tmp_path / "afile").write_text("kept")
+    with pytest.raises(ValueError, match=r"^out: .*afile exists and is not a folder$"):
+        assess(population, model, tmp_path / "afile", client=object())  # no client is used
+    assert (tmp_path / "afile").read_text() == "kept"
