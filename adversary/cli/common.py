@@ -8,16 +8,21 @@ formats), shown as written.
 from __future__ import annotations
 
 import argparse
+import re
 
 from ..measures.decision import TIE_RULES
 from ..model_files import load_case
 
-__all__ = ["add_attack_arguments", "attack_from", "command_parser"]
+__all__ = ["add_attack_arguments", "attack_from", "command_parser", "plain_text"]
 
 
 def command_parser(subparsers, name: str, summary: str, doc: str, func) -> argparse.ArgumentParser:
-    """The sub-command's parser: ``summary`` in the list of commands, ``doc`` as its help."""
-    paragraphs = doc.split("\n\n")
+    """The sub-command's parser: ``summary`` in the list of commands, ``doc`` as its help.
+
+    The docstring's reStructuredText markup (````literal````, ``:role:`target```)
+    is shown as plain text.
+    """
+    paragraphs = plain_text(doc).split("\n\n")
     parser = subparsers.add_parser(
         name,
         help=summary,
@@ -27,6 +32,12 @@ def command_parser(subparsers, name: str, summary: str, doc: str, func) -> argpa
     )
     parser.set_defaults(func=func)
     return parser
+
+
+def plain_text(text: str) -> str:
+    """``text`` without reStructuredText's inline markup: literals and roles as their text."""
+    text = re.sub(r":[\w:]+:`~?([^`<]*?)(?:\s*<[^>]*>)?`", r"\1", text)
+    return re.sub(r"``(.+?)``", r"\1", text, flags=re.DOTALL)
 
 
 def add_attack_arguments(parser, *, positional: bool = True) -> None:

@@ -14,7 +14,7 @@ VALUES is a comma-separated list (``rho=0.01,0.1,1``; ``convention=paper,das``),
 ``geomspace:START:STOP:N`` or ``linspace:START:STOP:N`` (N values, both ends
 included), ``range:START:STOP[:STEP]`` (integers, STOP excluded, as Python's
 range), or a semicolon-separated list of Python literals for tuple-valued
-fields (``truth=(1,1,0);(1,2,1)``).
+fields (``truth=(1,1,0);(1,2,1)``; one tuple alone: ``truth=(1,1,0)``).
 
 ``--json`` prints one object with keys:
 
@@ -117,6 +117,8 @@ def parse_values(spec: str) -> list:
         if not values:
             raise ValueError(f"--sweep: {spec!r} is an empty range")
         return values
+    if ";" not in spec and spec.strip()[:1] in ("(", "[") and isinstance(_item(spec), tuple | list):
+        return [_item(spec)]  # one tuple-valued value, e.g. truth=(1,1,0)
     separator = ";" if ";" in spec else ","
     try:
         return [_item(text) for text in spec.split(separator)]

@@ -160,12 +160,13 @@ def test_parse_values():
     assert parse_values("range:1:10:4") == [1, 5, 9]
     assert parse_values("paper,das") == ["paper", "das"]
     assert parse_values("(1,1,0);(1,2,1)") == [(1, 1, 0), (1, 2, 1)]
+    assert parse_values("(1,1,0)") == [(1, 1, 0)]  # one tuple alone is one value
 
 
 def test_help_documents_the_json_keys(capsys):
     with pytest.raises(SystemExit):
         main(["risk", "--help"])
     out = capsys.readouterr().out
-    for key in ("``case``", "``priors``", "``swept``", "``rows``", "``table``, ``figure``"):
+    for key in ("\ncase\n", "\npriors\n", "\nswept\n", "\nrows\n", "\ntable, figure\n"):
         assert key in out
     assert "geomspace:START:STOP:N" in out

@@ -87,3 +87,12 @@ def test_bad_input_is_one_line(argv, message, capsys):
     assert main(["run", *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err
+
+
+@pytest.mark.parametrize("command", ["demo", "budget", "run", "population", "choose-rho", "risk"])
+def test_help_is_plain_text(command, capsys):
+    """The help shows the module docstrings without their reStructuredText markup."""
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert "``" not in out and ":func:" not in out and ":mod:" not in out
