@@ -18,7 +18,9 @@ __all__ = [
     "as_positive",
     "as_probability",
     "last_axis",
+    "scalar_integer",
     "scalar_or_array",
+    "scalar_positive",
 ]
 
 
@@ -63,24 +65,20 @@ def as_probability(value, name: str) -> np.ndarray:
     return array
 
 
-#: Largest magnitude of an integer argument: counts and noisy counts stay far from
-#: int64's wrap-around (2^63) under the arithmetic the scenarios do on them.
-MAX_INTEGER = 2**62
-
-
 def as_integers(value, name: str) -> np.ndarray:
     """``value`` as int64; floats are accepted only when integral (a noisy count).
 
-    Magnitudes of :data:`MAX_INTEGER` or more are refused (never wrapped round).
+    A value int64 cannot hold (an unsigned integer from 2^63, a float from
+    2^62) is refused, never wrapped round.
     """
     array = _as_real_array(value, name)
     if np.issubdtype(array.dtype, np.floating):
         if not np.all(np.isfinite(array)) or np.any(array != np.round(array)):
             raise ValueError(f"{name} must be integer-valued, got {value!r}")
-    if array.size and (np.max(array) >= MAX_INTEGER or np.min(array) <= -MAX_INTEGER):
-        raise ValueError(
-            f"{name} is too large to hold as a 64-bit integer (|value| < 2^62), got {value!r}"
-        )
+        if np.any(np.abs(array) >= 2.0**62):
+            raise ValueError(f"{name} is too large to hold as a 64-bit integer, got {value!r}")
+    elif array.dtype.kind == "u" and array.size and np.max(array) > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} is too large to hold as a 64-bit integer, got {value!r}")
     return array.astype(np.int64)
 
 
@@ -107,3 +105,21 @@ def last_axis(array: np.ndarray, size: int, name: str, what: str) -> np.ndarray:
     if array.ndim == 0 or array.shape[-1] != size:
         raise ValueError(f"{name} must have {what} on its last axis, got shape {array.shape}")
     return array
+
+
+def scalar_positive(value, name: str) -> float:
+    """One finite number > 0 (a mechanism's scale or σ²), as a float."""
+    array = as_positive(value, name)
+    if array.ndim != 0:
+        raise ValueError(f"{name} must be a scalar, got an array of shape {array.shape}")
+    return float(array)
+
+
+def scalar_integer(value, name: str, minimum: int) -> int:
+    """One integer ``>= minimum`` (a bound or a count), as an int."""
+    array = as_integers(value, name)
+    if array.ndim != 0:
+        raise ValueError(f"{name} must be a scalar, got an array of shape {array.shape}")
+    if int(array) < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(array)

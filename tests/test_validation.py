@@ -27,15 +27,17 @@ def test_last_axis_checks_the_length_of_the_last_axis_only():
             last_axis(bad, 3, "releases", "one count per cell")
 
 
-@pytest.mark.parametrize("value", [10**19, -(2**62), [1, 2**62], np.uint64(2**63)])
+@pytest.mark.parametrize("value", [10**19, [1, 2**63], np.uint64(2**63), 2.0**62, -(2.0**63)])
 def test_an_integer_beyond_the_64_bit_range_is_refused_not_wrapped(value):
     with pytest.raises(ValueError, match=r"^release is too large to hold as a 64-bit integer"):
         as_integers(value, "release")
 
 
 def test_the_largest_accepted_integers_come_back_unchanged():
-    values = as_integers([2**62 - 1, -(2**62) + 1, 0], "release")
-    assert values.tolist() == [2**62 - 1, -(2**62) + 1, 0]
+    extremes = np.iinfo(np.int64)
+    values = as_integers([extremes.max, extremes.min, 0], "release")
+    assert values.tolist() == [extremes.max, extremes.min, 0]
+    assert as_integers(np.uint64(extremes.max), "release") == extremes.max
 
 
 def test_the_single_block_posterior_refuses_a_release_that_would_wrap():

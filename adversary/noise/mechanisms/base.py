@@ -16,7 +16,12 @@ from functools import cached_property
 
 import numpy as np
 
-from ..._validation import _as_real_array, as_counts, as_integers, as_positive
+from ..._validation import (
+    _as_real_array,
+    as_counts,
+    as_integers,
+    scalar_integer,
+)
 from ..exact_sampling import (
     _MASK64,
     _TWO64,
@@ -44,22 +49,6 @@ _BLOCK = 512
 
 
 # --- argument checks ----------------------------------------------------------------------
-
-
-def _scalar_positive(value, name: str) -> float:
-    array = as_positive(value, name)
-    if array.ndim != 0:
-        raise ValueError(f"{name} must be a scalar, got an array of shape {array.shape}")
-    return float(array)
-
-
-def _scalar_integer(value, name: str, minimum: int) -> int:
-    array = as_integers(value, name)
-    if array.ndim != 0:
-        raise ValueError(f"{name} must be a scalar, got an array of shape {array.shape}")
-    if int(array) < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(array)
 
 
 def _as_tail_mass(value, bounded: bool) -> float:
@@ -338,7 +327,7 @@ class _FiniteSupportNoise(NoiseMechanism):
         return self.cdf(-reach - 1) + self.sf(reach + 1)
 
     def outside_mass(self, reach) -> float:
-        reach = _scalar_integer(reach, "reach", 0)
+        reach = scalar_integer(reach, "reach", 0)
         if reach >= self._extent:
             return 0.0
         return float(self._outside(np.asarray(reach))) * (1.0 + TAIL_MARGIN)

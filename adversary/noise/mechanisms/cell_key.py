@@ -10,7 +10,7 @@ from functools import cached_property
 import numpy as np
 from scipy import optimize
 
-from ..._validation import as_integers
+from ..._validation import as_integers, scalar_integer, scalar_positive
 from ..exact_sampling import (
     _make_bernoulli_exp,
     _make_sampler,
@@ -19,8 +19,6 @@ from .base import (
     MAX_BOUND,
     _draw,
     _make_uniform_below,
-    _scalar_integer,
-    _scalar_positive,
     _SymmetricBoundedNoise,
 )
 
@@ -29,7 +27,7 @@ __all__ = ["CellKeyNoise", "cell_key_max_variance"]
 
 def cell_key_max_variance(bound) -> float:
     """``E(E+1)/3``: the largest variance of a cell-key p-table with bound E (the uniform one)."""
-    bound = _scalar_integer(bound, "bound", 1)
+    bound = scalar_integer(bound, "bound", 1)
     return bound * (bound + 1) / 3.0
 
 
@@ -96,7 +94,7 @@ class CellKeyNoise(_SymmetricBoundedNoise):
     citation = "Bach (2020) Sec. 3.2, footnote 15; Giessing (2016); ESS ptable tool"
 
     def __post_init__(self):
-        bound = _scalar_integer(self.bound, "bound", 0)
+        bound = scalar_integer(self.bound, "bound", 0)
         if bound < 1:
             raise ValueError(
                 f"bound must be an integer >= 1 (E = 0 leaves no room for noise), "
@@ -104,7 +102,7 @@ class CellKeyNoise(_SymmetricBoundedNoise):
             )
         if bound > MAX_BOUND:
             raise ValueError(f"bound must be at most {MAX_BOUND}, got {bound}")
-        v = _scalar_positive(self.target_variance, "target_variance")
+        v = scalar_positive(self.target_variance, "target_variance")
         limit = bound * (bound + 1) / 3.0
         if v > limit * (1.0 + 4.0 * np.finfo(float).eps):
             raise ValueError(
@@ -113,7 +111,7 @@ class CellKeyNoise(_SymmetricBoundedNoise):
             )
         object.__setattr__(self, "target_variance", v)
         object.__setattr__(self, "bound", bound)
-        object.__setattr__(self, "sensitivity", _scalar_integer(self.sensitivity, "sensitivity", 1))
+        object.__setattr__(self, "sensitivity", scalar_integer(self.sensitivity, "sensitivity", 1))
 
     @cached_property
     def multiplier(self) -> float:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
+from ..._validation import scalar_integer, scalar_positive
 from .. import discrete_gaussian as _dg
 from ..conventions import NoiseConvention, as_convention, noise_variance
 from ..exact_sampling import sample as _dg_sample
@@ -16,8 +17,6 @@ from ..sums import sum_of_discrete_gaussians
 from .base import (
     NoiseMechanism,
     _as_tail_mass,
-    _scalar_integer,
-    _scalar_positive,
 )
 
 __all__ = ["DiscreteGaussianNoise"]
@@ -42,8 +41,8 @@ class DiscreteGaussianNoise(NoiseMechanism):
     citation = "Canonne, Kamath & Steinke (2020); Kazan & Reiter (2023)"
 
     def __post_init__(self):
-        object.__setattr__(self, "sigma2", _scalar_positive(self.sigma2, "sigma2"))
-        object.__setattr__(self, "sensitivity", _scalar_positive(self.sensitivity, "sensitivity"))
+        object.__setattr__(self, "sigma2", scalar_positive(self.sigma2, "sigma2"))
+        object.__setattr__(self, "sensitivity", scalar_positive(self.sensitivity, "sensitivity"))
 
     @classmethod
     def from_rho(cls, rho, convention: str | NoiseConvention = "paper") -> DiscreteGaussianNoise:
@@ -53,7 +52,7 @@ class DiscreteGaussianNoise(NoiseMechanism):
         (:mod:`adversary.noise.conventions`).
         """
         convention = as_convention(convention)
-        sigma2 = float(noise_variance(_scalar_positive(rho, "rho"), convention))
+        sigma2 = float(noise_variance(scalar_positive(rho, "rho"), convention))
         return cls(sigma2, convention.l2_sensitivity)
 
     @classmethod
@@ -63,7 +62,7 @@ class DiscreteGaussianNoise(NoiseMechanism):
         ``Var Z`` is strictly increasing in σ² and below it (CKS Prop. 5);
         solved by bracketing and Brent's method on ``log σ²``.
         """
-        target = _scalar_positive(variance, "variance")
+        target = scalar_positive(variance, "variance")
 
         def gap(log_s2):
             return float(_dg.variance(math.exp(log_s2))) / target - 1.0
@@ -105,7 +104,7 @@ class DiscreteGaussianNoise(NoiseMechanism):
         return int(_dg.cutoff(self.sigma2, _as_tail_mass(tail_mass, bounded=False)))
 
     def outside_mass(self, reach) -> float:
-        reach = _scalar_integer(reach, "reach", 0)
+        reach = scalar_integer(reach, "reach", 0)
         return float(2.0 * _dg.tail_bound(reach + 1, self.sigma2))
 
     def sample(self, size=None, rng=None):

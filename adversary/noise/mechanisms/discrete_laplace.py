@@ -9,7 +9,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..._validation import as_integers
+from ..._validation import as_integers, scalar_integer, scalar_positive
 from .base import (
     MAX_SCALE,
     TAIL_MARGIN,
@@ -17,8 +17,6 @@ from .base import (
     _as_tail_mass,
     _draw,
     _make_laplace_draw,
-    _scalar_integer,
-    _scalar_positive,
 )
 
 __all__ = ["DiscreteLaplaceNoise"]
@@ -50,17 +48,17 @@ class DiscreteLaplaceNoise(NoiseMechanism):
     citation = "Bach (2020) eq. (5); Petti & Flaxman (2020); CKS (2020) Algorithm 2"
 
     def __post_init__(self):
-        scale = _scalar_positive(self.scale, "scale")
+        scale = scalar_positive(self.scale, "scale")
         if scale > MAX_SCALE:
             raise ValueError(f"scale must be at most {MAX_SCALE:g} (draws are int64), got {scale}")
         object.__setattr__(self, "scale", scale)
-        object.__setattr__(self, "sensitivity", _scalar_integer(self.sensitivity, "sensitivity", 1))
+        object.__setattr__(self, "sensitivity", scalar_integer(self.sensitivity, "sensitivity", 1))
 
     @classmethod
     def from_epsilon(cls, epsilon, sensitivity=1) -> DiscreteLaplaceNoise:
         """The ε-DP two-sided geometric for sensitivity Δ: ``b = Δ/ε``."""
-        epsilon = _scalar_positive(epsilon, "epsilon")
-        sensitivity = _scalar_integer(sensitivity, "sensitivity", 1)
+        epsilon = scalar_positive(epsilon, "epsilon")
+        sensitivity = scalar_integer(sensitivity, "sensitivity", 1)
         return cls(sensitivity / epsilon, sensitivity)
 
     @classmethod
@@ -70,7 +68,7 @@ class DiscreteLaplaceNoise(NoiseMechanism):
         ``q = V/(V + 1 + √(2V+1))`` and ``1 - q = (1 + √(2V+1))/(V + 1 + √(2V+1))``
         (the root of ``Vq² - 2(V+1)q + V = 0`` in (0, 1), written without cancellation).
         """
-        v = _scalar_positive(variance, "variance")
+        v = scalar_positive(variance, "variance")
         root = math.sqrt(2.0 * v + 1.0)
         one_minus_q = (1.0 + root) / (v + 1.0 + root)
         return cls(-1.0 / math.log1p(-one_minus_q), sensitivity)
@@ -124,7 +122,7 @@ class DiscreteLaplaceNoise(NoiseMechanism):
         return self._sf_float(-as_integers(k, "k").astype(np.float64))  # symmetry
 
     def outside_mass(self, reach) -> float:
-        reach = _scalar_integer(reach, "reach", 0)
+        reach = scalar_integer(reach, "reach", 0)
         return 2.0 * float(self._upper_tail(np.asarray(reach + 1))) * (1.0 + TAIL_MARGIN)
 
     def cutoff(self, tail_mass=1e-15) -> int:

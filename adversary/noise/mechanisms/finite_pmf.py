@@ -10,14 +10,13 @@ from functools import cached_property
 
 import numpy as np
 
-from ..._validation import _as_real_array
+from ..._validation import _as_real_array, scalar_integer
 from ..finite_pmf import FinitePmf
 from .base import (
     MAX_BOUND,
     _draw,
     _FiniteSupportNoise,
     _make_uniform_below,
-    _scalar_integer,
 )
 
 __all__ = ["FinitePmfNoise"]
@@ -44,7 +43,7 @@ class FinitePmfNoise(_FiniteSupportNoise):
     citation = "user-supplied table"
 
     def __post_init__(self):
-        start = _scalar_integer(self.start, "start", -(2**62))
+        start = scalar_integer(self.start, "start", -(2**62))
         weights = _as_real_array(self.probabilities, "probabilities").astype(np.float64)
         if weights.ndim != 1 or weights.size == 0:
             raise ValueError("probabilities must be a non-empty 1-d sequence")
@@ -60,7 +59,7 @@ class FinitePmfNoise(_FiniteSupportNoise):
         weights = weights / math.fsum(weights)
         object.__setattr__(self, "start", start)
         object.__setattr__(self, "probabilities", tuple(float(w) for w in weights))
-        object.__setattr__(self, "sensitivity", _scalar_integer(self.sensitivity, "sensitivity", 1))
+        object.__setattr__(self, "sensitivity", scalar_integer(self.sensitivity, "sensitivity", 1))
 
     @classmethod
     def from_table(cls, table: FinitePmf, sensitivity=1) -> FinitePmfNoise:

@@ -10,7 +10,7 @@ from functools import cached_property
 import numpy as np
 from scipy import optimize
 
-from ..._validation import as_integers
+from ..._validation import as_integers, scalar_integer, scalar_positive
 from ..exact_sampling import (
     _make_bernoulli_exp,
 )
@@ -20,8 +20,6 @@ from .base import (
     _draw,
     _make_laplace_draw,
     _make_uniform_below,
-    _scalar_integer,
-    _scalar_positive,
     _SymmetricBoundedNoise,
 )
 
@@ -56,15 +54,15 @@ class TruncatedGeometricNoise(_SymmetricBoundedNoise):
     citation = "Bach (2020) Sec. 2.3; Rinott, O'Keefe, Shlomo & Skinner (2018)"
 
     def __post_init__(self):
-        scale = _scalar_positive(self.scale, "scale")
+        scale = scalar_positive(self.scale, "scale")
         if scale > MAX_SCALE:
             raise ValueError(f"scale must be at most {MAX_SCALE:g}, got {scale}")
-        bound = _scalar_integer(self.bound, "bound", 0)
+        bound = scalar_integer(self.bound, "bound", 0)
         if bound > MAX_BOUND:
             raise ValueError(f"bound must be at most {MAX_BOUND}, got {bound}")
         object.__setattr__(self, "scale", scale)
         object.__setattr__(self, "bound", bound)
-        object.__setattr__(self, "sensitivity", _scalar_integer(self.sensitivity, "sensitivity", 1))
+        object.__setattr__(self, "sensitivity", scalar_integer(self.sensitivity, "sensitivity", 1))
 
     @classmethod
     def from_variance(cls, variance, bound, sensitivity=1) -> TruncatedGeometricNoise:
@@ -73,8 +71,8 @@ class TruncatedGeometricNoise(_SymmetricBoundedNoise):
         ``Var Z`` rises strictly with b (``Cov(Z², |Z|) > 0`` in this exponential
         family) from 0 to the uniform's ``E(E+1)/3`` as ``b → ∞``; solved on ``log(1/b)``.
         """
-        v = _scalar_positive(variance, "variance")
-        bound = _scalar_integer(bound, "bound", 1)
+        v = scalar_positive(variance, "variance")
+        bound = scalar_integer(bound, "bound", 1)
         limit = bound * (bound + 1) / 3.0
         if v >= limit:
             raise ValueError(
@@ -97,8 +95,8 @@ class TruncatedGeometricNoise(_SymmetricBoundedNoise):
     @classmethod
     def from_epsilon(cls, epsilon, bound, sensitivity=1) -> TruncatedGeometricNoise:
         """Scale ``b = Δ/ε``: (ε, P[Z > E - Δ])-DP."""
-        epsilon = _scalar_positive(epsilon, "epsilon")
-        sensitivity = _scalar_integer(sensitivity, "sensitivity", 1)
+        epsilon = scalar_positive(epsilon, "epsilon")
+        sensitivity = scalar_integer(sensitivity, "sensitivity", 1)
         return cls(sensitivity / epsilon, bound, sensitivity)
 
     @property
