@@ -48,12 +48,7 @@ from enum import StrEnum
 
 import numpy as np
 
-from ._validation import (
-    as_nonnegative,
-    as_positive,
-    as_probability,
-    scalar_or_array,
-)
+from ._validation import as_nonnegative, as_positive, as_probability, scalar_or_array
 
 __all__ = [
     "Conversion",

@@ -18,13 +18,7 @@ from pytensor.link.numba.dispatch import basic as numba_basic
 from pytensor.link.numba.dispatch.random import numba_core_rv_funcify
 
 from .discrete_gaussian import DiscreteGaussianRV
-from .priors import (
-    BernoulliCountRV,
-    BoundedUniformRV,
-    FinitePmfRV,
-    ImproperUniformRV,
-    PointMassRV,
-)
+from .priors import BernoulliCountRV, BoundedUniformRV, FinitePmfRV, ImproperUniformRV, PointMassRV
 
 # PyTensor caches compiled draws on disk under this key: any edit to this file
 # (or to the object-mode callees below, which live in the modules hashed here)

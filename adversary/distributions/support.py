@@ -22,13 +22,7 @@ import pytensor.tensor.random.basic as ptr
 from pymc.distributions.discrete import DiscreteUniformRV
 
 from .discrete_gaussian import DiscreteGaussianRV
-from .priors import (
-    BernoulliCountRV,
-    BoundedUniformRV,
-    FinitePmfRV,
-    ImproperUniformRV,
-    PointMassRV,
-)
+from .priors import BernoulliCountRV, BoundedUniformRV, FinitePmfRV, ImproperUniformRV, PointMassRV
 
 __all__ = ["register_support_bounds", "support_bounds"]
 

@@ -16,12 +16,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..._validation import (
-    _as_real_array,
-    as_counts,
-    as_integers,
-    scalar_integer,
-)
+from ..._validation import _as_real_array, as_counts, as_integers, scalar_integer
 from ..exact_sampling import (
     _MASK64,
     _TWO64,

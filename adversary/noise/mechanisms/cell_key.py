@@ -11,16 +11,8 @@ import numpy as np
 from scipy import optimize
 
 from ..._validation import as_integers, scalar_integer, scalar_positive
-from ..exact_sampling import (
-    _make_bernoulli_exp,
-    _make_sampler,
-)
-from .base import (
-    MAX_BOUND,
-    _draw,
-    _make_uniform_below,
-    _SymmetricBoundedNoise,
-)
+from ..exact_sampling import _make_bernoulli_exp, _make_sampler
+from .base import MAX_BOUND, _draw, _make_uniform_below, _SymmetricBoundedNoise
 
 __all__ = ["CellKeyNoise", "cell_key_max_variance"]
 

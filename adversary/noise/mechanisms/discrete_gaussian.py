@@ -14,10 +14,7 @@ from ..conventions import NoiseConvention, as_convention, noise_variance
 from ..exact_sampling import sample as _dg_sample
 from ..finite_pmf import FinitePmf
 from ..sums import sum_of_discrete_gaussians
-from .base import (
-    NoiseMechanism,
-    _as_tail_mass,
-)
+from .base import NoiseMechanism, _as_tail_mass
 
 __all__ = ["DiscreteGaussianNoise"]
 

@@ -10,14 +10,7 @@ from functools import cached_property
 import numpy as np
 
 from ..._validation import as_integers, scalar_integer, scalar_positive
-from .base import (
-    MAX_SCALE,
-    TAIL_MARGIN,
-    NoiseMechanism,
-    _as_tail_mass,
-    _draw,
-    _make_laplace_draw,
-)
+from .base import MAX_SCALE, TAIL_MARGIN, NoiseMechanism, _as_tail_mass, _draw, _make_laplace_draw
 
 __all__ = ["DiscreteLaplaceNoise"]
 

@@ -12,12 +12,7 @@ import numpy as np
 
 from ..._validation import _as_real_array, scalar_integer
 from ..finite_pmf import FinitePmf
-from .base import (
-    MAX_BOUND,
-    _draw,
-    _FiniteSupportNoise,
-    _make_uniform_below,
-)
+from .base import MAX_BOUND, _draw, _FiniteSupportNoise, _make_uniform_below
 
 __all__ = ["FinitePmfNoise"]
 

@@ -11,9 +11,7 @@ import numpy as np
 from scipy import optimize
 
 from ..._validation import as_integers, scalar_integer, scalar_positive
-from ..exact_sampling import (
-    _make_bernoulli_exp,
-)
+from ..exact_sampling import _make_bernoulli_exp
 from .base import (
     MAX_BOUND,
     MAX_SCALE,

@@ -63,12 +63,7 @@ measures, by :mod:`~.gaussian` for discrete Gaussian noise and
 """
 
 from .case import UnknownAttributeCase
-from .data_holder import (
-    correct_decision_probability,
-    marginal_posterior,
-    marginal_risk,
-    marginals,
-)
+from .data_holder import correct_decision_probability, marginal_posterior, marginal_risk, marginals
 from .pymc_model import model
 from .scores import decision, log_likelihood_ratios, posterior, release_pmf, risk
 from .sums import (
