@@ -128,20 +128,22 @@ class _SyntheticSource:
         )
 
     def futures(self, client, level: str, assignment: pd.DataFrame) -> list:
-        blocks = self.geography.blocks.merge(assignment[[level, "partition"]], on=level)
+        every = self.geography.blocks
+        blocks = every.merge(assignment[[level, "partition"]], on=level)
         first = self.geography.counties().set_index("county_index")["first_record"]
         out = []
         for _, part in blocks.groupby("partition", sort=True):
-            part = part.drop(columns="partition")
-            firsts = first.reindex(np.unique(part["county_index"])).to_dict()
+            counties = np.unique(part["county_index"])
+            # Whole counties are generated (a county's persons do not depend on how it is
+            # partitioned); with tracts, the partition keeps its own.
             out.append(
                 client.submit(
                     _synthetic_partition,
-                    part,
-                    firsts,
+                    every[every["county_index"].isin(counties)],
+                    first.reindex(counties).to_dict(),
                     self.geography.seed,
                     self.characteristics,
-                    level,
+                    None if level == "county" else np.unique(part["tract"]),
                     pure=False,
                 )
             )
@@ -162,13 +164,14 @@ class _SyntheticSource:
 _SYNTHETIC_CHARACTERISTICS = ("age", "sex", "voting_age", "hispanic", "race", "hhgq")
 
 
-def _synthetic_partition(blocks, first_records, seed, characteristics, level):
-    """The persons of a partition's counties (only their blocks of ``blocks`` when tracts)."""
+def _synthetic_partition(blocks, first_records, seed, characteristics, tracts):
+    """The persons of a partition: its counties' (``blocks`` holds all their blocks), or of
+    its ``tracts`` among them when partitioned by tract."""
     frames = []
     for county_index, first in sorted(first_records.items()):
         persons = synthetic_persons(blocks, county_index, seed, first)
-        if level == "tract":  # a county split over partitions: keep this partition's tracts
-            persons = persons[persons["tract"].isin(blocks["tract"])]
+        if tracts is not None:
+            persons = persons[persons["tract"].isin(tracts)]
         frames.append(persons)
     frame = pd.concat(frames, ignore_index=True)
     frame[COUNT] = np.ones(len(frame), dtype=np.int64)
