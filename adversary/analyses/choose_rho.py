@@ -79,6 +79,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._memory import MemoryBudgetError
 from .._validation import as_positive
 from ..accounting import as_conversion, epsilon_from_zcdp
 from ..budget import DEFAULT_DELTA
@@ -247,10 +248,11 @@ def _prior_labels(case, priors) -> list[str]:
 def _value_and_bound(measures, measure: str) -> tuple[float, float, float]:
     """``(value, error bound, prior of truth)`` of one measure from MarginalMeasures."""
     if measure == "marginal_risk":
-        bound = measures.details.get("risk_error_bound")
-        if bound is None:
-            bound = measures.error_bound / measures.prior_of_truth
-        return float(measures.marginal_risk), float(bound), float(measures.prior_of_truth)
+        return (
+            float(measures.marginal_risk),
+            measures.risk_error_bound,
+            float(measures.prior_of_truth),
+        )
     return (
         float(measures.correct_decision_probability),
         float(measures.error_bound),
@@ -354,10 +356,15 @@ class _Evaluator:
     def values(self, j: int) -> dict[str, tuple[float, float, float]]:
         if j not in self.cache:
             varied = with_rho(self.case, self.rho(j), self.field)
-            self.cache[j] = {
-                label: _value_and_bound(varied.marginal_measures(label), self.measure)
-                for label in self.labels
-            }
+            try:
+                self.cache[j] = {
+                    label: _value_and_bound(varied.marginal_measures(label), self.measure)
+                    for label in self.labels
+                }
+            except MemoryBudgetError as error:
+                raise MemoryBudgetError(
+                    f"rho_min: the search reached {self.field} = {self.rho(j):.6g}, where {error}"
+                ) from error
         return self.cache[j]
 
     def upper(self, j: int) -> float:

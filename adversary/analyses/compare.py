@@ -28,6 +28,7 @@ import pandas as pd
 import xarray as xr
 from xarray import DataTree
 
+from .._memory import MemoryBudgetError
 from .._validation import as_probability
 from ..inference import (
     enumerate_posterior,
@@ -53,6 +54,7 @@ MEASURES = (
     "marginal_risk",
     "correct_decision_probability",
     "error_bound",
+    "risk_error_bound",
     "omitted_mass",
     "prior_of_truth",
 )
@@ -136,10 +138,21 @@ def _prior_value(value, name: str):
 
 
 def _p_coordinate(values: list) -> np.ndarray:
-    """The ``p`` coordinate: the prior probabilities, or their text for non-scalar priors."""
+    """The ``p`` coordinate: the prior probabilities, or their text for non-scalar priors.
+
+    A vector's text shows each probability to 6 significant digits:
+    ``[0.4, 0.6]``, not ``[0.4, 0.6000000000000001]``.
+    """
     if all(_is_scalar(v) and not isinstance(v, str) for v in values):
         return np.asarray(values, dtype=np.float64)
-    return np.asarray([str(_plain(v)) for v in values])
+    return np.asarray([_prior_text(v) for v in values])
+
+
+def _prior_text(value) -> str:
+    plain = _plain(value)
+    if isinstance(plain, list) and all(isinstance(v, int | float) for v in plain):
+        return "[" + ", ".join(f"{v:.6g}" for v in plain) + "]"
+    return str(plain)
 
 
 def _swept(case, over) -> tuple[list[str], list[list]]:
@@ -292,7 +305,11 @@ def sweep(
                 shown = ", ".join(f"{n}={v!r}" for n, v in combination.items())
                 raise type(error)(f"over: {shown}: {error}") from error
             for row, label in enumerate(labels):
-                measures = varied.marginal_measures(label)
+                try:
+                    measures = varied.marginal_measures(label)
+                except MemoryBudgetError as error:
+                    shown = ", ".join(f"{n}={v!r}" for n, v in combination.items())
+                    raise MemoryBudgetError(f"over: {shown}: {error}") from error
                 for measure in MEASURES:
                     data[measure][(row, *index)] = getattr(measures, measure)
                 methods.add(measures.method)
@@ -318,7 +335,8 @@ def sweep(
     dataset["marginal_posterior"].attrs["long_name"] = "marginal posterior of the truth (3.3)"
     dataset["marginal_risk"].attrs["long_name"] = "marginal risk (3.4)"
     dataset["correct_decision_probability"].attrs["long_name"] = "P[correct decision] (3.6)"
-    dataset["error_bound"].attrs["long_name"] = "bound on the absolute error"
+    dataset["error_bound"].attrs["long_name"] = "bound on the absolute error of (3.3) and (3.6)"
+    dataset["risk_error_bound"].attrs["long_name"] = "bound on the absolute error of (3.4)"
     dataset["omitted_mass"].attrs["long_name"] = "release probability left out of the sums"
     dataset["prior_of_truth"].attrs["long_name"] = "prior probability of the truth"
     return dataset

@@ -14,6 +14,8 @@ import os
 import sys
 
 from .. import __version__
+from .._memory import ENVIRONMENT_VARIABLE, memory_budget
+from .common import one_line
 
 SUBCOMMAND_MODULES = ("demo", "budget", "run", "population", "choose_rho", "risk")
 
@@ -34,7 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        with memory_budget(getattr(args, "memory_budget", None), "--memory-budget"):
+            return int(args.func(args) or 0)
     except BrokenPipeError:  # output piped into a reader that stopped, e.g. `| head`
         sys.stdout = open(os.devnull, "w")  # silence the flush at exit
         return 0
@@ -42,9 +45,15 @@ def main(argv: list[str] | None = None) -> int:
         where = "" if error.filename is None else f": {error.filename}"
         print(f"adversary {args.command}: error: {error.strerror or error}{where}", file=sys.stderr)
         return 2
+    except MemoryError:  # an allocation no budget check foresaw
+        print(
+            f"adversary {args.command}: error: out of memory; lower --memory-budget (or "
+            f"{ENVIRONMENT_VARIABLE}) so that large grids are refused before they are allocated",
+            file=sys.stderr,
+        )
+        return 2
     except (ValueError, TypeError, KeyError) as error:
-        message = error.args[0] if error.args else error.__class__.__name__
-        print(f"adversary {args.command}: error: {message}", file=sys.stderr)
+        print(f"adversary {args.command}: error: {one_line(error)}", file=sys.stderr)
         return 2
 
 

@@ -10,10 +10,18 @@ from __future__ import annotations
 import argparse
 import re
 
+from .._memory import DEFAULT_BUDGET, ENVIRONMENT_VARIABLE, format_bytes
 from ..measures.decision import TIE_RULES
 from ..model_files import load_case
 
-__all__ = ["add_attack_arguments", "attack_from", "command_parser", "plain_text"]
+__all__ = [
+    "add_attack_arguments",
+    "add_memory_budget_argument",
+    "attack_from",
+    "command_parser",
+    "one_line",
+    "plain_text",
+]
 
 
 def command_parser(subparsers, name: str, summary: str, doc: str, func) -> argparse.ArgumentParser:
@@ -40,6 +48,13 @@ def plain_text(text: str) -> str:
     return re.sub(r"``(.+?)``", r"\1", text, flags=re.DOTALL)
 
 
+def one_line(error: BaseException) -> str:
+    """The first non-blank line of ``error``'s message, or its class name when there is none."""
+    message = str(error.args[0]) if error.args else ""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    return lines[0] if lines else type(error).__name__
+
+
 def add_attack_arguments(parser, *, positional: bool = True) -> None:
     """``MODEL_FILE`` (or ``--model``) and ``--tie-rule``: which attack, and how ties count."""
     if positional:
@@ -49,6 +64,18 @@ def add_attack_arguments(parser, *, positional: bool = True) -> None:
         choices=TIE_RULES,
         default=None,
         help="how a tied decision counts in P[correct] (default: the attack's own, split)",
+    )
+    add_memory_budget_argument(parser)
+
+
+def add_memory_budget_argument(parser) -> None:
+    """``--memory-budget SIZE``: the memory the computation's grids may take."""
+    parser.add_argument(
+        "--memory-budget",
+        metavar="SIZE",
+        default=None,
+        help=f"memory the grids may take, e.g. 8GiB (default: ${ENVIRONMENT_VARIABLE} or "
+        f"{format_bytes(DEFAULT_BUDGET)}); larger grids are refused before they are allocated",
     )
 
 

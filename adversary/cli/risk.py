@@ -29,9 +29,11 @@ fields (``truth=(1,1,0);(1,2,1)``; one tuple alone: ``truth=(1,1,0)``).
     ``{name: [values]}`` of the swept fields (empty without ``--sweep``).
 ``rows``
     list of ``{"prior", "p", <swept fields>, "marginal_posterior", "marginal_risk",
-    "correct_decision_probability", "error_bound", "omitted_mass", "prior_of_truth"}``,
-    one per prior and combination of swept values (a value that is not a number
-    or a string, such as a tuple, as its text: ``"(1, 1, 0)"``).
+    "correct_decision_probability", "error_bound", "risk_error_bound", "omitted_mass",
+    "prior_of_truth"}`` (``error_bound`` bounds the error of the posterior and of
+    P[correct], ``risk_error_bound`` that of the risk), one per prior and
+    combination of swept values (a value that is not a number or a string, such
+    as a tuple, as its text: ``"(1, 1, 0)"``).
 ``table``, ``figure``
     paths of the CSV and PNG files written (null without ``--sweep``; ``figure``
     also null when there are too many combinations to draw).

@@ -27,7 +27,8 @@ class MarginalMeasures:
 
     ``error_bound`` bounds the absolute error of ``marginal_posterior`` and
     ``correct_decision_probability`` (from the release probability the sums
-    leave out, ``omitted_mass``, plus any stated numerical approximation);
+    leave out, ``omitted_mass``, plus any stated numerical approximation), and
+    :attr:`risk_error_bound` that of ``marginal_risk``;
     ``details`` holds scenario-specific extras (e.g. the cut-offs used);
     ``tie_rule`` is how (3.6) counted tied decisions
     (:mod:`~adversary.measures.decision`).
@@ -43,9 +44,17 @@ class MarginalMeasures:
     details: dict = field(default_factory=dict)
     tie_rule: str = DEFAULT_TIE_RULE
 
+    @property
+    def risk_error_bound(self) -> float:
+        """Bound on the absolute error of ``marginal_risk``: the scenario's, else (3.4)'s
+        ``error_bound / prior_of_truth``."""
+        bound = self.details.get("risk_error_bound")
+        return float(self.error_bound / self.prior_of_truth if bound is None else bound)
+
     def as_dict(self) -> dict:
-        """The fields but ``details``, for a table row."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "details"}
+        """The fields but ``details``, and :attr:`risk_error_bound`, for a table row."""
+        row = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "details"}
+        return {**row, "risk_error_bound": self.risk_error_bound}
 
 
 @dataclass(frozen=True)

@@ -45,9 +45,8 @@ def expectation_over_noise(
     out = np.zeros(sigma2.shape, dtype=np.float64)
     for value in np.unique(sigma2):
         at = sigma2 == value
-        reach = int(discrete_gaussian.cutoff(value, tail_mass))
-        z = np.arange(-reach, reach + 1)
-        weights = discrete_gaussian.pmf(z, value)
+        table = discrete_gaussian.table(value, tail_mass)
+        z, weights = table.support, table.probabilities
         chunk = max(1, _BLOCK_ELEMENTS // int(at.sum()))
         total = np.zeros(int(at.sum()))
         for start in range(0, z.size, chunk):

@@ -30,8 +30,10 @@ from fractions import Fraction
 import numpy as np
 from scipy import special
 
+from .._memory import TABLE_ARRAYS, check_noise_table
 from .._validation import as_integers, as_positive, as_probability
 from .exact_sampling import sample
+from .finite_pmf import FinitePmf
 
 __all__ = [
     "NORMALISER_TRUNCATION_BOUND",
@@ -46,11 +48,14 @@ __all__ = [
     "pmf",
     "sample",
     "sf",
+    "table",
     "tail_bound",
     "variance",
 ]
 
 N_TERMS = 4
+# Noise values whose pmf :func:`table` computes at once.
+_TABLE_BLOCK = 2**20
 NORMALISER_TRUNCATION_BOUND = 2.0 * np.exp(-np.pi * (N_TERMS + 1) ** 2) / (1.0 - np.exp(-np.pi))
 
 
@@ -214,6 +219,34 @@ _EM_COEFFICIENTS = np.array(
 _EM_MAX_U = 40.0
 # The grid reaches K with every omitted tail below e^{-760}·(1 + σ) < 1e-326.
 _GRID_LOG_REACH = 760.0
+
+
+def table(sigma2, tail_mass=1e-15, copies: int = 1) -> FinitePmf:
+    """``DG(0, σ²)`` tabulated on ``[-K, K]``, ``K = cutoff(σ², tail_mass)``.
+
+    ``omitted_mass`` is the rigorous bound ``2 · tail_bound(K + 1, σ²)`` on
+    ``P[|Z| > K]``. A table that, with the arrays a sum over it derives
+    (:data:`adversary._memory.TABLE_ARRAYS`), would exceed the memory budget
+    is refused before it is allocated; ``copies`` is the number of such
+    tables the caller holds at once.
+    """
+    sigma2 = as_positive(sigma2, "sigma2")
+    if sigma2.ndim != 0:
+        raise ValueError(f"sigma2 must be a scalar, got an array of shape {sigma2.shape}")
+    sigma2 = float(sigma2)
+    reach = int(cutoff(sigma2, tail_mass))
+    check_noise_table(
+        reach, f"the discrete Gaussian noise DG(0, σ² = {sigma2:.3g})", TABLE_ARRAYS * copies
+    )
+    probabilities = np.empty(2 * reach + 1)
+    for first in range(0, probabilities.size, _TABLE_BLOCK):
+        z = np.arange(first, min(first + _TABLE_BLOCK, probabilities.size)) - reach
+        probabilities[first : first + z.size] = pmf(z, sigma2)
+    return FinitePmf(
+        start=-reach,
+        probabilities=probabilities,
+        omitted_mass=2.0 * float(tail_bound(reach + 1, sigma2)),
+    )
 
 
 def _upper_tail_em(a: np.ndarray, sigma2: np.ndarray) -> np.ndarray:

@@ -46,14 +46,8 @@ def sum_of_discrete_gaussians(d, sigma2, tail_mass: float = 1e-15) -> FinitePmf:
         raise ValueError(f"d must be >= 1, got {d}")
     sigma2 = float(as_positive(sigma2, "sigma2"))
     tail_mass = float(as_probability(tail_mass, "tail_mass"))
-    reach = int(discrete_gaussian.cutoff(sigma2, tail_mass / d))
     # Each truncated copy misses at most 2 P[Z > K]; the sum misses at most d times that.
-    one = FinitePmf(
-        start=-reach,
-        probabilities=discrete_gaussian.pmf(np.arange(-reach, reach + 1), sigma2),
-        omitted_mass=2.0 * float(discrete_gaussian.tail_bound(reach + 1, sigma2)),
-    )
-    return sum_of_copies(one, d)
+    return sum_of_copies(discrete_gaussian.table(sigma2, tail_mass / d), d)
 
 
 def sum_of_copies(one: FinitePmf, d: int) -> FinitePmf:

@@ -10,7 +10,7 @@ time, so the numbers are those of the single-scenario functions:
     :func:`~adversary.scenarios.single_block.correct_decision_probability`
     with ρ of the block. Key: none (budget and prior only): by S1.1 the
     measures do not depend on the known count ``m`` (the truth is ``m + 1``).
-``block_group`` — :func:`adversary.scenarios.block_group_releases.decision_map`
+``block_group`` — :func:`adversary.scenarios.block_group_releases.release_measures`
     for the truth ``(x1, x2) = (m + 1, x2)``, ``known_count = m``, ``d`` other
     blocks, ρ of the block and of the block group. Key ``(x2, m, d)``. When the
     block is alone in its block group (``d = 0``), the group's count is the
@@ -36,7 +36,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from ..scenarios import multi_level, single_block
-from ..scenarios.block_group_releases import decision_map
+from ..scenarios.block_group_releases import release_measures
 from .model import LEVELS, PopulationModel
 
 __all__ = [
@@ -143,7 +143,7 @@ def block_group_measures(
     else:
 
         def compute(p):
-            attrs = decision_map(
+            attrs = release_measures(
                 (known + 1, x2),
                 prior=p,
                 rho1=rho1,
@@ -155,7 +155,7 @@ def block_group_measures(
                 sum_noise=model.sum_noise,
                 tail_mass=model.tail_mass,
                 tie_rule=model.tie_rule,
-            ).attrs
+            )
             return attrs["marginal_risk"], attrs["correct_decision_probability"]
 
     return pd.DataFrame(_rows(model, budget, keys, compute))

@@ -28,7 +28,7 @@ from .block_group import (
     resolved_sum_noise,
 )
 from .block_group_prior import BlockGroupPrior, improper_uniform
-from .block_group_releases import decision_map
+from .block_group_releases import decision_map, release_measures
 
 __all__ = ["BlockGroupCase"]
 
@@ -113,8 +113,14 @@ class BlockGroupCase(CaseFields):
     def marginal_measures(
         self, prior_label: str | None = None, tail_mass: float = DEFAULT_TAIL_MASS
     ) -> MarginalMeasures:
-        """(3.3), (3.4) and (3.6) for the case's truth, from :meth:`decision_map`."""
-        releases = self.decision_map(prior_label, tail_mass).attrs
+        """(3.3), (3.4) and (3.6) for the case's truth, summed over its release grid in blocks.
+
+        The same sums as :meth:`decision_map`'s attributes, in memory bounded by
+        the budget (:func:`~adversary.scenarios.block_group_releases.release_measures`).
+        """
+        releases = release_measures(
+            self.truth, tail_mass=tail_mass, tie_rule=self.tie_rule, **self._arguments(prior_label)
+        )
         prior = self.priors[prior_label_of(self.priors, prior_label)]
         prior_of_truth = prior if self.truth[0] == self.known_count + 1 else 1.0 - prior
         keys = (

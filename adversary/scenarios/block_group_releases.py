@@ -39,6 +39,7 @@ import numpy as np
 import xarray as xr
 from scipy import special
 
+from .._memory import affordable_rows, check_memory
 from .._validation import as_counts
 from ..measures.decision import DEFAULT_TIE_RULE, TIE_TOLERANCE, binary_credit, check_tie_rule
 from ..measures.noise import log_ratio
@@ -48,7 +49,7 @@ from ..noise.finite_pmf import FinitePmf
 from .block_group import BlockGroupNoise, attack_setting, exact_k2_window
 from .block_group_prior import BlockGroupPrior
 
-__all__ = ["decision_map", "release_grid"]
+__all__ = ["decision_map", "release_grid", "release_measures"]
 
 
 def _cutoff(mechanism, share: float) -> int:
@@ -158,6 +159,12 @@ def _k2_windows(grid, noise, x2_prior, known, tail_mass):
     return known, max(known + 2, int(np.ceil(centre)) + reach), True
 
 
+# Bytes per release a decision map holds at once: a dozen float64 grids and two boolean ones.
+_BYTES_PER_RELEASE = 8 * 12 + 2
+# The same for the measures alone, computed in blocks of x1* releases.
+_BYTES_PER_RELEASE_IN_BLOCKS = 8 * 10
+
+
 def decision_map(truth, *, tie_rule=DEFAULT_TIE_RULE, **setting) -> xr.Dataset:
     """Every release's probability, the adversary's posterior and decisions (Figure 4).
 
@@ -171,99 +178,176 @@ def decision_map(truth, *, tie_rule=DEFAULT_TIE_RULE, **setting) -> xr.Dataset:
     decision is the count decided, ``m`` or ``m + 1``; a tie is decided by
     ``tie_rule`` (:mod:`adversary.measures.decision`), and under ``"split"`` its
     ``decision`` is ``m + 1/2``, the expected count decided. Attributes:
+    those of :func:`release_measures`. The whole grid is held at once: a grid
+    over the memory budget (:mod:`adversary._memory`) is refused before it is
+    allocated; :func:`release_measures` computes the measures in bounded memory.
+    """
+    releases = _ReleaseSums(truth, tie_rule, setting)
+    shape = tuple(releases.grid[name].size for name in _DIMS)
+    check_memory(
+        math.prod(shape) * _BYTES_PER_RELEASE,
+        f"the block group's decision map over {' x '.join(f'{n:,}' for n in shape)} releases",
+    )
+    block = releases.block(slice(None))
+    variables = {
+        "release_probability": block["weights"],
+        "posterior": block["posterior"],
+        "decision": releases.known + block["up"],
+        "decision_without_hierarchy": releases.known + block["up_alone"],
+        "tied": np.abs(block["log_odds"]) <= TIE_TOLERANCE,
+        "tied_without_hierarchy": np.abs(block["single_block_log_odds"]) <= TIE_TOLERANCE,
+    }
+    return xr.Dataset(
+        {name: (_DIMS, values) for name, values in variables.items()},
+        coords={name: releases.grid[name] for name in _DIMS},
+        attrs=releases.attributes([releases.sums(block)]),
+    )
+
+
+def release_measures(truth, *, tie_rule=DEFAULT_TIE_RULE, **setting) -> dict:
+    """The data holder's measures over every release, in memory bounded by the budget.
+
+    Arguments as :func:`decision_map`; the sums run over blocks of ``x1*``
+    releases sized to the memory budget (:mod:`adversary._memory`), so no
+    release grid is held whole. Returns ``truth``, ``prior``, ``x2_prior``,
     ``marginal_posterior`` (3.3) and ``marginal_risk`` (3.4) of the truth,
     ``correct_decision_probability`` (3.6) and the same without the block group
     (ties counted by ``tie_rule``), ``changed_to_correct`` / ``changed_to_wrong``
     (the release probability by which the block group raises / lowers the
     decision's credit: where it changes the decision to the right / wrong
-    value, a tie counting half), ``tie_rule``, ``omitted_mass`` and the cut-offs.
+    value, a tie counting half), ``tie_rule``, ``omitted_mass`` and
+    ``x2_window``.
     """
-    check_tie_rule(tie_rule)
-    setting = attack_setting(**setting)
-    noise, prior, known, x2_prior = setting.noise, setting.prior, setting.known, setting.x2_prior
-    tail_mass = setting.tail_mass
-    x1, x2, y1 = _validated_truth(truth, known)
-    grid = release_grid((x1, x2, y1), noise, tail_mass)
+    releases = _ReleaseSums(truth, tie_rule, setting)
+    n1, n2, ny = (releases.grid[name].size for name in _DIMS)
+    rows = affordable_rows(
+        n2 * ny * _BYTES_PER_RELEASE_IN_BLOCKS, n1, "the block group's release grid"
+    )
+    sums = [releases.sums(releases.block(slice(i, i + rows))) for i in range(0, n1, rows)]
+    return releases.attributes(sums)
 
-    lo, hi, grow = _k2_windows(grid, noise, x2_prior, known, tail_mass)
-    while True:
-        log_s, omitted_ok = [], True
-        for k1 in (known, known + 1):
-            log_sum, edge, inner, total = _log_sum_over_x2(
-                k1, grid["x2_release"], grid["y1_release"], noise, x2_prior, (lo, hi)
+
+_DIMS = ("x1_release", "x2_release", "y1_release")
+_SUMMED = (
+    "marginal_posterior",
+    "correct_decision_probability",
+    "correct_decision_probability_without_hierarchy",
+    "changed_to_correct",
+    "changed_to_wrong",
+)
+
+
+class _ReleaseSums:
+    """The release grid of one attack and the adversary's decisions on blocks of it."""
+
+    def __init__(self, truth, tie_rule, setting):
+        check_tie_rule(tie_rule)
+        setting = attack_setting(**setting)
+        self.noise, self.prior, self.known = setting.noise, setting.prior, setting.known
+        self.x2_prior, self.tail_mass, self.tie_rule = setting.x2_prior, setting.tail_mass, tie_rule
+        self.truth = _validated_truth(truth, self.known)
+        self.grid = release_grid(self.truth, self.noise, self.tail_mass)
+        n2, ny = self.grid["x2_release"].size, self.grid["y1_release"].size
+        check_memory(n2 * ny * 8 * 8, f"the sums over X2 on {n2:,} x {ny:,} releases (x2*, y1*)")
+        self.window, self.log_s = self._log_sums()
+        self.has_c = self.truth[0] == self.known + 1
+
+    def _log_sums(self):
+        """The ``k2`` window, grown until its tail is negligible, and ``log S_k1`` (k1 = m, m+1)."""
+        grid, noise, x2_prior, known = self.grid, self.noise, self.x2_prior, self.known
+        tail_mass = self.tail_mass
+        lo, hi, grow = _k2_windows(grid, noise, x2_prior, known, tail_mass)
+        while True:
+            check_memory(
+                (hi - lo + 1) * (grid["x2_release"].size + grid["y1_release"].size) * 8 * 4,
+                f"the sums over X2 in [{lo:,}, {hi:,}]",
             )
-            if grow:
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    ratio = np.where(inner > 0, edge / inner, np.where(edge > 0, np.inf, 0.0))
-                    tail = np.where(ratio < 1, edge * ratio / (1 - ratio), np.inf)
-                omitted_ok &= bool(np.all(tail <= tail_mass * total))
-            log_s.append(log_sum)
-        if omitted_ok:
-            break
-        hi += hi - lo + 1
+            log_s, omitted_ok = [], True
+            for k1 in (known, known + 1):
+                log_sum, edge, inner, total = _log_sum_over_x2(
+                    k1, grid["x2_release"], grid["y1_release"], noise, x2_prior, (lo, hi)
+                )
+                if grow:
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        ratio = np.where(inner > 0, edge / inner, np.where(edge > 0, np.inf, 0.0))
+                        tail = np.where(ratio < 1, edge * ratio / (1 - ratio), np.inf)
+                    omitted_ok &= bool(np.all(tail <= tail_mass * total))
+                log_s.append(log_sum)
+            if omitted_ok:
+                return (lo, hi), log_s
+            hi += hi - lo + 1
 
-    x1r = grid["x1_release"][:, None, None]
-    if noise.gaussian:
-        single_block_log_odds = special.logit(prior) + (
-            discrete_gaussian.logpmf(x1r - known - 1, noise.sigma2_block)
-            - discrete_gaussian.logpmf(x1r - known, noise.sigma2_block)
+    def block(self, rows: slice) -> dict:
+        """Probabilities, posteriors and decisions on the releases with ``x1*`` in ``rows``."""
+        noise, known, prior, tie_rule = self.noise, self.known, self.prior, self.tie_rule
+        x1r = self.grid["x1_release"][rows, None, None]
+        if noise.gaussian:
+            single_block_log_odds = special.logit(prior) + (
+                discrete_gaussian.logpmf(x1r - known - 1, noise.sigma2_block)
+                - discrete_gaussian.logpmf(x1r - known, noise.sigma2_block)
+            )
+        else:
+            single_block_log_odds = special.logit(prior) + log_ratio(
+                noise.block.logpmf(x1r - known - 1), noise.block.logpmf(x1r - known)
+            )
+        with np.errstate(invalid="ignore"):
+            log_odds = single_block_log_odds + (self.log_s[1] - self.log_s[0])[None, :, :]
+        weights = (
+            self.grid["x1_probability"][rows, None, None]
+            * self.grid["x2_probability"][None, :, None]
+            * self.grid["y1_probability"][None, None, :]
         )
-    else:
-        single_block_log_odds = special.logit(prior) + log_ratio(
-            noise.block.logpmf(x1r - known - 1), noise.block.logpmf(x1r - known)
+        # Releases of probability 0 (holes in a table, or its FFT-rounded zeros) may be
+        # impossible under both values of X1; they carry no weight (posterior set to 1/2).
+        log_odds = np.where(np.isnan(log_odds) & (weights == 0), 0.0, log_odds)
+        single_block_log_odds = np.where(
+            np.isnan(single_block_log_odds), 0.0, single_block_log_odds
         )
-    with np.errstate(invalid="ignore"):
-        log_odds = single_block_log_odds + (log_s[1] - log_s[0])[None, :, :]
-    weights = (
-        grid["x1_probability"][:, None, None]
-        * grid["x2_probability"][None, :, None]
-        * grid["y1_probability"][None, None, :]
-    )
-    # Releases of probability 0 (holes in a table, or its FFT-rounded zeros) may be
-    # impossible under both values of X1; they carry no weight (posterior set to 1/2).
-    log_odds = np.where(np.isnan(log_odds) & (weights == 0), 0.0, log_odds)
-    single_block_log_odds = np.where(np.isnan(single_block_log_odds), 0.0, single_block_log_odds)
-    if np.any(np.isnan(log_odds)):
-        raise ValueError(
-            "x2_prior: some releases on the grid are impossible under both values of X1"
-        )
-    posterior = special.expit(log_odds)
-    single_block_log_odds = np.broadcast_to(single_block_log_odds, log_odds.shape)
-    # P[the decision is m + 1] by the tie rule (1/2 on a split tie), and the truth's credit.
-    up = binary_credit(log_odds, True, tie_rule)
-    up_alone = binary_credit(single_block_log_odds, True, tie_rule)
-    has_c = x1 == known + 1
-    credit, credit_alone = (up, up_alone) if has_c else (1.0 - up, 1.0 - up_alone)
-    posterior_of_truth = posterior if has_c else special.expit(-log_odds)
-    prior_of_truth = prior if has_c else 1.0 - prior
-    omitted = _omitted_mass(noise, grid, (x1, x2, y1), tail_mass)
-    marginal_posterior = float(np.sum(weights * posterior_of_truth))
-    dims = ("x1_release", "x2_release", "y1_release")
-    return xr.Dataset(
-        {
-            "release_probability": (dims, weights),
-            "posterior": (dims, posterior),
-            "decision": (dims, known + up),
-            "decision_without_hierarchy": (dims, known + up_alone),
-            "tied": (dims, np.abs(log_odds) <= TIE_TOLERANCE),
-            "tied_without_hierarchy": (dims, np.abs(single_block_log_odds) <= TIE_TOLERANCE),
-        },
-        coords={name: grid[name] for name in dims},
-        attrs={
-            "truth": [x1, x2, y1],
-            "prior": prior,
-            "x2_prior": x2_prior.describe(),
-            "marginal_posterior": marginal_posterior,
-            "marginal_risk": marginal_posterior / prior_of_truth,
-            "correct_decision_probability": float(np.sum(weights * credit)),
-            "correct_decision_probability_without_hierarchy": float(np.sum(weights * credit_alone)),
-            "changed_to_correct": float(np.sum(weights * np.maximum(credit - credit_alone, 0.0))),
-            "changed_to_wrong": float(np.sum(weights * np.maximum(credit_alone - credit, 0.0))),
-            "tie_rule": tie_rule,
-            "omitted_mass": omitted,
-            "x2_window": [lo, hi],
-        },
-    )
+        if np.any(np.isnan(log_odds)):
+            raise ValueError(
+                "x2_prior: some releases on the grid are impossible under both values of X1"
+            )
+        single_block_log_odds = np.broadcast_to(single_block_log_odds, log_odds.shape)
+        # P[the decision is m + 1] by the tie rule (1/2 on a split tie), and the truth's credit.
+        up = binary_credit(log_odds, True, tie_rule)
+        up_alone = binary_credit(single_block_log_odds, True, tie_rule)
+        return {
+            "weights": weights,
+            "log_odds": log_odds,
+            "single_block_log_odds": single_block_log_odds,
+            "posterior": special.expit(log_odds),
+            "up": up,
+            "up_alone": up_alone,
+        }
+
+    def sums(self, block: dict) -> dict:
+        """The block's share of the sums over releases behind (3.3) and (3.6)."""
+        weights, up, up_alone = block["weights"], block["up"], block["up_alone"]
+        credit, credit_alone = (up, up_alone) if self.has_c else (1.0 - up, 1.0 - up_alone)
+        posterior_of_truth = special.expit(block["log_odds"] if self.has_c else -block["log_odds"])
+        return {
+            "marginal_posterior": np.sum(weights * posterior_of_truth),
+            "correct_decision_probability": np.sum(weights * credit),
+            "correct_decision_probability_without_hierarchy": np.sum(weights * credit_alone),
+            "changed_to_correct": np.sum(weights * np.maximum(credit - credit_alone, 0.0)),
+            "changed_to_wrong": np.sum(weights * np.maximum(credit_alone - credit, 0.0)),
+        }
+
+    def attributes(self, sums: list[dict]) -> dict:
+        """The measures from the blocks' sums, with the attack's settings and cut-offs."""
+        totals = {key: float(math.fsum(part[key] for part in sums)) for key in _SUMMED}
+        prior_of_truth = self.prior if self.has_c else 1.0 - self.prior
+        return {
+            "truth": list(self.truth),
+            "prior": self.prior,
+            "x2_prior": self.x2_prior.describe(),
+            "marginal_posterior": totals["marginal_posterior"],
+            "marginal_risk": totals["marginal_posterior"] / prior_of_truth,
+            **{key: totals[key] for key in _SUMMED[1:]},
+            "tie_rule": self.tie_rule,
+            "omitted_mass": _omitted_mass(self.noise, self.grid, self.truth, self.tail_mass),
+            "x2_window": list(self.window),
+        }
 
 
 def _validated_truth(truth, known_count) -> tuple[int, int, int]:

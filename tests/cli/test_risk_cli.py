@@ -170,3 +170,21 @@ def test_help_documents_the_json_keys(capsys):
     for key in ("\ncase\n", "\npriors\n", "\nswept\n", "\nrows\n", "\ntable, figure\n"):
         assert key in out
     assert "geomspace:START:STOP:N" in out
+
+
+def test_the_risk_has_its_own_error_bound_and_stays_within_it_of_one(capsys, tmp_path):
+    """(3.4) divides (3.3) by the prior, and so its bound; by Cauchy–Schwarz the exact
+    marginal risk is >= 1 (E[P(truth | r)] = P(truth) Σ_r P(r | truth)² / P(r))."""
+    argv = ["dare_county", "--sweep", "rho=geomspace:1e-10:1e-6:5", "--out", str(tmp_path)]
+    rows = run_json(argv, capsys)["rows"]
+    assert len(rows) == 25
+    for row in rows:
+        bound = row["risk_error_bound"]
+        assert bound == pytest.approx(row["error_bound"] / row["prior_of_truth"], rel=1e-15)
+        assert row["marginal_risk"] >= 1.0 - bound
+
+
+def test_vector_priors_are_shown_to_six_digits(capsys):
+    result = run_json(["unknown_ethnicity"], capsys)
+    assert result["priors"]["1/864"] == "[0.00115741, 0.998843]"
+    assert result["rows"][0]["p"] == "[0.5, 0.5]"

@@ -16,6 +16,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ..._memory import check_noise_table
 from ..._validation import _as_real_array, as_counts, as_integers, scalar_integer
 from ..exact_sampling import (
     _MASK64,
@@ -223,6 +224,7 @@ class NoiseMechanism(ABC):
         :func:`adversary.distributions.TabulatedNoise` or to sums over the noise.
         """
         reach = self.cutoff(tail_mass)
+        check_noise_table(reach, self.label)
         z = np.arange(-reach, reach + 1)
         return FinitePmf(
             start=-reach, probabilities=self.pmf(z), omitted_mass=self.outside_mass(reach)

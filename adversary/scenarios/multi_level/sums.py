@@ -108,11 +108,9 @@ def mechanism_level(mechanism: NoiseMechanism, has_c: bool, tail_mass: float):
 
 
 def _level(sigma2: float, tail_mass: float) -> _Level:
-    reach = int(discrete_gaussian.cutoff(sigma2, tail_mass))
-    z = np.arange(-reach, reach + 1)
-    omitted = float(2.0 * discrete_gaussian.tail_bound(reach + 1, sigma2))
-    values = (2.0 * z + 1.0) / (2.0 * sigma2)
-    return _Level(values, discrete_gaussian.pmf(z, sigma2), reach, omitted)
+    table = discrete_gaussian.table(sigma2, tail_mass)
+    values = (2.0 * table.support + 1.0) / (2.0 * sigma2)
+    return _Level(values, table.probabilities, -table.start, table.omitted_mass)
 
 
 def _grid_prefixes(levels: list[_Level], grid_width: float):

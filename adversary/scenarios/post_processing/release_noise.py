@@ -89,8 +89,12 @@ def noise_tables(d: int, sigma2, exact_sum: bool, tail_mass) -> tuple[FinitePmf,
         raise ValueError(f"sigma2 must be a single number here, got {sigma2!r}")
     sigma2 = float(sigma2)
     half = float(as_probability(tail_mass, "tail_mass")) / 2.0
-    z = dg_table(sigma2, half)
-    w = sum_of_discrete_gaussians(d, sigma2, half) if exact_sum else dg_table(d * sigma2, half)
+    z = discrete_gaussian.table(sigma2, half)
+    w = (
+        sum_of_discrete_gaussians(d, sigma2, half)
+        if exact_sum
+        else discrete_gaussian.table(d * sigma2, half)
+    )
     return z, w
 
 
@@ -98,13 +102,3 @@ def mechanism_tables(d: int, mechanism: NoiseMechanism, tail_mass) -> tuple[Fini
     """Tables of ``Z1`` and of ``W``, the exact sum of d copies (bounded noise in full)."""
     half = 0.0 if mechanism.bounded else float(as_probability(tail_mass, "tail_mass")) / 2.0
     return mechanism.table(half), mechanism.sum_table(d, half)
-
-
-def dg_table(sigma2: float, tail_mass: float) -> FinitePmf:
-    """``DG(0, σ²)`` tabulated on ``[-K, K]``, ``K`` from ``discrete_gaussian.cutoff``."""
-    reach = int(discrete_gaussian.cutoff(sigma2, tail_mass))
-    return FinitePmf(
-        start=-reach,
-        probabilities=discrete_gaussian.pmf(np.arange(-reach, reach + 1), sigma2),
-        omitted_mass=2.0 * float(discrete_gaussian.tail_bound(reach + 1, sigma2)),
-    )

@@ -39,11 +39,9 @@ class _Noise:
     omitted: float
 
 
-def _noise(sigma2: float, tail_mass: float) -> _Noise:
-    reach = int(discrete_gaussian.cutoff(sigma2, tail_mass))
-    z = np.arange(-reach, reach + 1)
-    omitted = float(2.0 * discrete_gaussian.tail_bound(reach + 1, sigma2))
-    return _Noise(z, discrete_gaussian.pmf(z, sigma2), reach, omitted)
+def _noise(sigma2: float, tail_mass: float, copies: int) -> _Noise:
+    table = discrete_gaussian.table(sigma2, tail_mass, copies)
+    return _Noise(table.support, table.probabilities, -table.start, table.omitted_mass)
 
 
 def _truth_scores(log_prior, a, noises, c):
@@ -65,7 +63,8 @@ def _gridded_posterior(terms, c, grid_width):
     """``E[expit(log π_c + s_c - L)]`` with L from :func:`logsumexp_distribution`."""
     others = [term for k, term in enumerate(terms) if k != c]
     l_values, l_masses, spread, h = logsumexp_distribution(others, grid_width)
-    return expit_average(*terms[c], l_values, l_masses), spread, h
+    average, pair_spread = expit_average(*terms[c], l_values, l_masses)
+    return average, spread + pair_spread, h
 
 
 def _at_most(t, log_prior_k, a_k, sigma2_k, strict: bool):
@@ -117,7 +116,7 @@ def gaussian_marginals(
     sigma2 = np.broadcast_to(sigma2, (n_categories,))
     n_released = int(mask.sum())
     noises = [
-        _noise(float(s2), tail_mass / n_released) if on else None
+        _noise(float(s2), tail_mass / n_released, n_released) if on else None
         for s2, on in zip(sigma2, mask, strict=True)
     ]
     a = 1.0 / (2.0 * sigma2)

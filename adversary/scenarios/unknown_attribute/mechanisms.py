@@ -99,8 +99,8 @@ def _gridded_posterior_with_atoms(terms, c, grid_width):
         keep = masses > 0
         values, masses, atom = values[keep], masses[keep], atom * a
     c_values, c_masses = terms[c]
-    total = expit_average(c_values, c_masses, values, masses) + atom * math.fsum(c_masses)
-    return total, spread, h if split else None
+    average, pair_spread = expit_average(c_values, c_masses, values, masses)
+    return average + atom * math.fsum(c_masses), spread + pair_spread, h if split else None
 
 
 def _decision_probability(terms, c, tolerance, tie_rule):

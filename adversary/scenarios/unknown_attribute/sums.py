@@ -46,6 +46,10 @@ MARGINAL_METHODS = ("auto", "enumeration", "grid")
 MAX_ENUMERATION = 1 << 21
 # Largest grid for log S; wider supports get a coarser grid (and a larger bound).
 MAX_GRID_POINTS = 1 << 23
+# Largest number of (truth score, L) pairs averaged as they are; more are split onto grids.
+MAX_PAIRS = 1 << 26
+# Points of each of those grids.
+PAIR_GRID_POINTS = 1 << 12
 # Largest number of (grid point, noise value) pairs evaluated at once.
 BLOCK_ELEMENTS = 1 << 21
 
@@ -152,17 +156,36 @@ def logsumexp_distribution(others, grid_width):
     return values, masses, spread, h
 
 
-def expit_average(c_values, c_masses, l_values, l_masses) -> float:
-    """``Σ P[score_c] P[L] expit(score_c - L)``: the truth's posterior averaged, in blocks."""
-    total = 0.0
+def expit_average(c_values, c_masses, l_values, l_masses) -> tuple[float, float]:
+    """``Σ P[score_c] P[L] expit(score_c - L)``: the truth's posterior averaged, in blocks.
+
+    Returns ``(average, spread)``. When the two supports have more than
+    :data:`MAX_PAIRS` pairs (wide noise: many values in a narrow range), each is
+    first split onto a grid of :data:`PAIR_GRID_POINTS` points over its range
+    (:func:`split_logaddexp` with ``-inf``, keeping the mean); ``spread`` is the
+    splitting's ``h² Σ P f(1 - f)``, which the caller's curvature bound turns
+    into an error bound (0 when nothing was split).
+    """
+    total, spread = 0.0, 0.0
     if l_values.size == 0:
-        return total
+        return total, spread
+    if c_values.size * l_values.size > MAX_PAIRS:
+        c_values, c_masses, c_spread = _onto_grid(c_values, c_masses)
+        l_values, l_masses, l_spread = _onto_grid(l_values, l_masses)
+        spread = c_spread + l_spread
     chunk = max(1, BLOCK_ELEMENTS // l_values.size)
     for start in range(0, c_values.size, chunk):
         part = slice(start, start + chunk)
         post = special.expit(c_values[part, None] - l_values[None, :])
         total += float(c_masses[part] @ (post @ l_masses))
-    return total
+    return total, spread
+
+
+def _onto_grid(values, masses):
+    """``values`` split onto a grid of about :data:`PAIR_GRID_POINTS` points over their range."""
+    low, high = float(values.min()), float(values.max())
+    width = max(high - low, np.spacing(max(abs(low), abs(high)))) / (PAIR_GRID_POINTS - 2)
+    return split_logaddexp(values, masses, np.array([-np.inf]), np.ones(1), width)
 
 
 def posterior_by_method(terms, c, method: str, grid_width: float, gridded: Callable):

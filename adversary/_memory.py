@@ -1,0 +1,143 @@
+"""The memory budget: how much memory a computation's grids may take.
+
+Every computation that sizes a grid from its parameters (a noise table from
+ρ, the release grid of a block group, a sum over releases) states what the
+grid would need with :func:`check_memory` *before* it allocates. Over the
+budget it refuses with a :class:`MemoryBudgetError` (a ``ValueError``: one
+line on the command line) naming the grid and the memory it would need;
+computations that can work in blocks size their blocks with
+:func:`affordable_rows` instead, so their memory stays bounded whatever the
+parameters.
+
+The budget is :data:`DEFAULT_BUDGET` (2 GiB) unless the environment variable
+``ADVERSARY_MEMORY_BUDGET`` says otherwise, and :func:`memory_budget` (or
+the command line's ``--memory-budget``) overrides both for a block of code.
+A size is a number of bytes or a number with a unit: ``8GiB``, ``500MB``,
+``1.5e9``. The estimate counts the arrays a computation holds at once, not
+the interpreter and the libraries (a few hundred MB), nor other processes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+__all__ = [
+    "DEFAULT_BUDGET",
+    "ENVIRONMENT_VARIABLE",
+    "TABLE_ARRAYS",
+    "MemoryBudgetError",
+    "affordable_rows",
+    "check_memory",
+    "check_noise_table",
+    "current_budget",
+    "format_bytes",
+    "memory_budget",
+    "parse_size",
+]
+
+#: Memory a computation's grids may take unless told otherwise: 2 GiB.
+DEFAULT_BUDGET = 2 * 2**30
+#: Arrays of a noise table's length a sum over it holds at once: the table, its
+#: support and the values derived from them.
+TABLE_ARRAYS = 6
+#: The environment variable that sets the budget for a whole process.
+ENVIRONMENT_VARIABLE = "ADVERSARY_MEMORY_BUDGET"
+
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "tb": 10**12,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+    "tib": 2**40,
+}
+_SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?)\s*([a-z]*)\s*$", re.IGNORECASE)
+_override: ContextVar[int | None] = ContextVar("adversary_memory_budget", default=None)
+
+
+class MemoryBudgetError(ValueError):
+    """A grid would need more memory than the budget allows."""
+
+
+def parse_size(text, name: str = "memory budget") -> int:
+    """Bytes in ``text``: an integer, or a number with a unit (``8GiB``, ``500MB``, ``1.5e9``)."""
+    if isinstance(text, bool):
+        raise ValueError(f"{name} must be a size such as 8GiB or 500MB, got {text!r}")
+    if isinstance(text, int | float):
+        value, unit = float(text), ""
+    else:
+        match = _SIZE.match(str(text))
+        if match is None or match.group(2).lower() not in _UNITS:
+            raise ValueError(f"{name} must be a size such as 8GiB or 500MB, got {text!r}")
+        value, unit = float(match.group(1)), match.group(2).lower()
+    size = value * _UNITS[unit]
+    if not 1 <= size < 2**63:
+        raise ValueError(f"{name} must be at least 1 byte and below 8 EiB, got {text!r}")
+    return int(size)
+
+
+def current_budget() -> int:
+    """The budget in bytes: :func:`memory_budget`'s, else the environment's, else the default."""
+    override = _override.get()
+    if override is not None:
+        return override
+    text = os.environ.get(ENVIRONMENT_VARIABLE, "").strip()
+    return parse_size(text, ENVIRONMENT_VARIABLE) if text else DEFAULT_BUDGET
+
+
+@contextmanager
+def memory_budget(size, name: str = "memory budget") -> Iterator[int]:
+    """Within the block the budget is ``size`` (bytes, or text such as ``8GiB``).
+
+    ``None`` keeps the budget as it is.
+    """
+    if size is None:
+        yield current_budget()
+        return
+    token = _override.set(parse_size(size, name))
+    try:
+        yield _override.get()
+    finally:
+        _override.reset(token)
+
+
+def format_bytes(size: float) -> str:
+    """``size`` bytes in binary units, three significant digits: ``8.46 GiB``."""
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if size >= scale:
+            return f"{size / scale:.3g} {unit}"
+    return f"{int(size)} B"
+
+
+def check_memory(needed: float, what: str) -> None:
+    """Refuse, naming ``what``, when ``needed`` bytes exceed the budget."""
+    budget = current_budget()
+    if needed > budget:
+        raise MemoryBudgetError(
+            f"{what} would need {format_bytes(needed)} of memory, more than the budget of "
+            f"{format_bytes(budget)} (raise it with --memory-budget or {ENVIRONMENT_VARIABLE})"
+        )
+
+
+def affordable_rows(bytes_per_row: float, rows: int, what: str) -> int:
+    """How many of ``rows`` rows of ``bytes_per_row`` bytes fit the budget at once (at least one).
+
+    Refuses, naming ``what``, when not even one row fits.
+    """
+    check_memory(bytes_per_row, f"one row of {what}")
+    return int(max(1, min(rows, current_budget() // max(1.0, bytes_per_row))))
+
+
+def check_noise_table(reach: int, noise: str, arrays: int = TABLE_ARRAYS) -> None:
+    """Refuse a table of ``noise`` on ``[-reach, reach]`` (``arrays`` arrays of 8-byte values)."""
+    check_memory(
+        (2.0 * reach + 1.0) * 8.0 * arrays, f"the table of {noise} on [-{reach:,}, {reach:,}]"
+    )

@@ -1,0 +1,66 @@
+"""Every attack command on every shipped case, with and without ``--json``.
+
+An attack case answers every command (exit 0; ``--json`` prints one JSON
+object); the population model refuses each in one line naming the command
+that takes it.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from adversary.cli import main
+from adversary.model_files import shipped_cases
+
+ATTACKS = ["dare_county", "granville_county", "post_processed", "unique_many_levels"]
+ATTACKS += ["unknown_ethnicity"]
+FIELDS = {"granville_county": "rho1", "unique_many_levels": "rhos[0]"}
+# Six releases of one count: the slowest case; one prior.
+PRIOR = {"unique_many_levels": ["--prior", "1/2"]}
+QUICK_SEARCH = ["--rho-min", "0.01", "--rho-max", "10", "--points-per-decade", "2"]
+QUICK_SEARCH += ["--tolerance", "0.05"]
+
+
+def _argv(command: str, case: str, out) -> list[str]:
+    if command == "demo":
+        return ["demo", "--model", case, "--out", str(out)]
+    if command == "choose-rho":
+        field = ["--field", FIELDS[case]] if case in FIELDS else []
+        prior = PRIOR.get(case, [])
+        return ["choose-rho", case, "--max-risk", "1.5", *field, *prior, *QUICK_SEARCH]
+    if command == "risk":
+        return ["risk", case, "--out", str(out)]
+    return [command, case]
+
+
+def test_the_shipped_cases_are_these():
+    assert sorted(shipped_cases()) == sorted([*ATTACKS, "population_gvhr"])
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+@pytest.mark.parametrize("command", ["run", "risk", "choose-rho", "demo"])
+@pytest.mark.parametrize("case", ATTACKS)
+def test_every_command_answers_every_attack_case(case, command, as_json, tmp_path, capsys):
+    argv = _argv(command, case, tmp_path / "out") + (["--json"] if as_json else [])
+    assert main(argv) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    if as_json:
+        assert isinstance(json.loads(out), dict)
+    else:
+        assert out.strip() and not out.lstrip().startswith("{")
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+@pytest.mark.parametrize("command", ["run", "risk", "choose-rho", "demo"])
+def test_the_population_model_is_refused_by_the_attack_commands(command, as_json, tmp_path, capsys):
+    argv = _argv(command, "population_gvhr", tmp_path / "out")
+    argv = [a for a in argv if a not in ("--field",)] + (["--json"] if as_json else [])
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"adversary {command}: error: model 'population_gvhr' is a population model: "
+        "use `adversary population --model population_gvhr`\n"
+    )
