@@ -84,6 +84,14 @@ def run(args) -> int:
     from ..population.output import summary_json, summary_text
     from ..population.synthetic import synthetic_geography
 
+    for option, least in (("synthetic", 1), ("seed", 0), ("states", 1), ("workers", 1)):
+        value = getattr(args, option)
+        if value is not None and value < least:
+            raise ValueError(f"--{option} must be >= {least}, got {value}")
+    if args.partitions is not None and args.partitions < 1:
+        raise ValueError(f"--partitions must be >= 1, got {args.partitions}")
+    if args.scheduler is not None and args.workers is not None:
+        raise ValueError("--workers starts a local cluster; it cannot be given with --scheduler")
     checked_folder(args.out, "--out")
     model = load_population_model(args.model).with_preset(args.budget)
     if args.synthetic is not None:

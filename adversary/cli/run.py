@@ -19,10 +19,14 @@ from __future__ import annotations
 import json
 
 import arviz as az
+import numpy as np
+from pymc.exceptions import SamplingError
+from pymc.sampling.parallel import ParallelSamplingError
+from pytensor.gradient import DisconnectedInputError
 
 from ..inference import enumerate_posterior, event_indicator, marginal_pmf, sample
 from ..measures.protocol import prior_label
-from .common import add_attack_arguments, attack_from, command_parser
+from .common import add_attack_arguments, attack_from, command_parser, one_line
 
 # Values with less posterior mass than this are left out of printed tables.
 SHOWN_MASS = 1e-5
@@ -52,16 +56,41 @@ def _exact(model) -> dict:
 
 
 def _mcmc(model, args) -> dict:
-    tree = sample(
-        model,
-        draws=args.draws,
-        chains=args.chains,
-        random_seed=args.seed,
-        progressbar=not args.json,
-    )
+    for option in ("draws", "chains"):
+        if getattr(args, option) < 1:
+            raise ValueError(f"--{option} must be >= 1, got {getattr(args, option)}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be >= 0, got {args.seed}")
+    try:
+        tree = sample(
+            model,
+            draws=args.draws,
+            chains=args.chains,
+            random_seed=args.seed,
+            progressbar=not args.json,
+        )
+    except DisconnectedInputError as error:
+        raise ValueError(
+            "--method mcmc: the model's log-probability does not depend on one of its "
+            "continuous latents (it has no gradient to sample it by)"
+        ) from error
+    except (RuntimeError, SamplingError, ParallelSamplingError) as error:
+        raise ValueError(
+            f"--method mcmc: sampling failed ({type(error).__name__}: {one_line(error)})"
+        ) from error
     latents = list(tree["posterior"].data_vars)
     marginals, mcse, ess = {}, {}, {}
     for name in latents:
+        draws = tree["posterior"][name].values
+        if not np.all(np.isfinite(draws)):
+            raise ValueError(
+                f"--method mcmc: draws of {name!r} are not finite; is the posterior proper?"
+            )
+        if draws.dtype.kind == "f":
+            raise ValueError(
+                f"--method mcmc: {name!r} is continuous; run prints the pmf of latent counts "
+                "(sample it in Python: adversary.inference.sample)"
+            )
         pmf = marginal_pmf(tree, name)
         marginals[name] = pmf
         indicators = {int(v): event_indicator(tree, {name: int(v)}) for v in pmf[name].values}
@@ -113,11 +142,13 @@ def _text(name, args, result) -> str:
         if "ess" in result:
             lines.append(f"{'ESS':>8} {result['ess'][latent]:>10.0f}")
     if "omitted_mass" in result:
-        lines += [
-            "",
-            f"mass outside the table <= {result['omitted_mass']:.2g};"
-            f" values below {SHOWN_MASS:g} not shown",
-        ]
+        omitted = result["omitted_mass"]
+        outside = (
+            "no mass outside the table"
+            if omitted == 0
+            else f"mass outside the table <= {omitted:.2g}"
+        )
+        lines += ["", f"{outside}; values below {SHOWN_MASS:g} not shown"]
     return "\n".join(lines)
 
 

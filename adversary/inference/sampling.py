@@ -72,6 +72,33 @@ def assign_steps(
     return steps
 
 
+def _check_initvals(model, initvals, chains: int) -> None:
+    """``initvals``: ``None``, a dict, or a dict per chain, keyed by the free variables."""
+    if initvals is None:
+        return
+    if isinstance(initvals, Mapping):
+        points = [initvals]
+    elif isinstance(initvals, Sequence) and not isinstance(initvals, str):
+        points = list(initvals)
+        if len(points) != chains:
+            raise ValueError(
+                f"initvals: a list needs one dict per chain ({chains}), got {len(points)}"
+            )
+    else:
+        raise TypeError(
+            f"initvals must be a dict or a list of dicts (one per chain), got {initvals!r}"
+        )
+    names = {rv.name for rv in model.free_RVs} | {value.name for value in model.value_vars}
+    for point in points:
+        if not isinstance(point, Mapping):
+            raise TypeError(f"initvals: each chain's start must be a dict, got {point!r}")
+        keys = {getattr(key, "name", key) for key in point}
+        unknown = sorted(str(key) for key in keys - names)
+        if unknown:
+            free = ", ".join(rv.name for rv in model.free_RVs)
+            raise ValueError(f"initvals: {', '.join(unknown)} not free variables; have {free}")
+
+
 def _start_points(model, initvals, chains, random_seed):
     seeds = [rng.integers(2**30) for rng in get_random_generator(random_seed).spawn(chains)]
     functions = make_initial_point_fns_per_chain(
@@ -139,16 +166,13 @@ def sample(
     cores = _count(cores, "cores", minimum=1, allow_none=True)
     tail_mass = float(as_probability(tail_mass, "tail_mass"))
     max_candidates = _count(max_candidates, "max_candidates", minimum=1)
-    if initvals is not None and not isinstance(initvals, Mapping | Sequence):
-        raise TypeError(
-            f"initvals must be a dict or a list of dicts (one per chain), got {initvals!r}"
-        )
     if not model.free_RVs:
         raise ValueError("model: has no free random variables to sample")
     if cores is None:
         cores = min(4, os.cpu_count() or 1)
     if chains is None:
         chains = max(2, cores)
+    _check_initvals(model, initvals, chains)
 
     starts = _start_points(model, initvals, chains, random_seed)
     repairer = StartRepairer(model, compile_kwargs=compile_kwargs)

@@ -56,7 +56,7 @@ from .measures import (
 )
 from .model import LEVELS, PopulationModel
 from .partition import assessed_records, cell_counts, finish, parameter_tuples
-from .schema import COUNT, GEOGRAPHY, RECORD_ID, read_table, validate
+from .schema import COUNT, GEOGRAPHY, RECORD_ID, PopulationInputError, read_table, validate
 from .synthetic import BLOCK_SIZE_BINS, Geography, synthetic_persons
 
 __all__ = [
@@ -72,6 +72,8 @@ PARTITION_LEVELS = ("county", "tract")
 PERSONS_PER_PARTITION = 250_000
 #: Block-group parameter tuples per measure task.
 TUPLES_PER_TASK = 16
+#: Seconds to wait for an existing Dask scheduler (``scheduler``) to answer.
+SCHEDULER_TIMEOUT = 10
 
 
 # --- sources ---------------------------------------------------------------------------
@@ -281,7 +283,14 @@ def _client(client, scheduler, n_workers, local_directory):
     elif scheduler is not None:
         from distributed import Client
 
-        with Client(scheduler) as connected:
+        try:
+            connected = Client(scheduler, timeout=SCHEDULER_TIMEOUT)
+        except (OSError, TimeoutError) as error:
+            raise ValueError(
+                f"scheduler: could not reach a Dask scheduler at {scheduler!r} within "
+                f"{SCHEDULER_TIMEOUT} s ({type(error).__name__})"
+            ) from None
+        with connected:
             yield connected
     else:
         with local_cluster(n_workers, local_directory) as started:
@@ -472,7 +481,11 @@ def _source(data, model):
         frame = data
     else:
         frame = read_table(data, [*GEOGRAPHY, *chars, COUNT, RECORD_ID])
-    return _TableSource(validate(frame, chars))
+    source = _TableSource(validate(frame, chars))
+    if source.persons == 0:
+        shape = "has no rows" if source.rows == 0 else "counts no one (every count is 0)"
+        raise PopulationInputError(f"data: nothing to assess: the table {shape}")
+    return source
 
 
 def _sum_upper(parts, chars, levels):

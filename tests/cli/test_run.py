@@ -89,6 +89,71 @@ def test_bad_input_is_one_line(argv, message, capsys):
     assert message in err and "\n" not in err
 
 
+USER_FILES = {
+    "wrong_case": "CASE = 42\n",
+    "not_a_model": "def model(prior=0.5):\n    return 'not a model'\n",
+    "disconnected": (
+        "import pymc as pm\n"
+        "def model(prior=0.5):\n"
+        "    with pm.Model() as m:\n"
+        "        x = pm.Bernoulli('X1', p=prior)\n"
+        "        pm.Flat('Y')\n"
+        "        pm.Normal('obs', mu=x, sigma=1.0, observed=1.0)\n"
+        "    return m\n"
+    ),
+    "improper": (
+        "import pymc as pm\n"
+        "def model(prior=0.5):\n"
+        "    with pm.Model() as m:\n"
+        "        x = pm.Bernoulli('X1', p=prior)\n"
+        "        y = pm.HalfFlat('Y')\n"
+        "        pm.Normal('obs', mu=x, sigma=y, observed=1.0)\n"
+        "    return m\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "options", "message"),
+    [
+        ("wrong_case", [], "CASE is a int, not an attack"),
+        ("not_a_model", [], "model() must return a pymc.Model, got str"),
+        ("disconnected", ["--method", "mcmc"], "does not depend on one of its continuous latents"),
+        ("improper", ["--method", "mcmc"], "sampling failed (ParallelSamplingError"),
+        ("improper", ["--method", "exact"], "exact enumeration needs discrete latents"),
+    ],
+)
+def test_bad_user_model_files_are_one_line(name, options, message, tmp_path, capsys):
+    path = tmp_path / f"{name}.py"
+    path.write_text(USER_FILES[name])
+    argv = ["run", str(path), *options, "--draws", "50", "--chains", "2", "--json"]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith("adversary run: error: ") and captured.err.count("\n") == 1
+    assert message in captured.err
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--seed", "-1"], "--seed must be >= 0, got -1"),
+        (["--draws", "0"], "--draws must be >= 1, got 0"),
+        (["--chains", "0"], "--chains must be >= 1, got 0"),
+        (["--memory-budget", "lots"], "--memory-budget must be a size such as 8GiB"),
+    ],
+)
+def test_bad_mcmc_options_are_one_line(options, message, capsys):
+    assert main(["run", "dare_county", "--method", "mcmc", *options]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("adversary run: error: ") and err.count("\n") == 1
+    assert message in err
+
+
+def test_exact_text_says_when_nothing_is_outside_the_table(capsys):
+    assert main(["run", "dare_county"]) == 0
+    assert "no mass outside the table;" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("command", ["demo", "budget", "run", "population", "choose-rho", "risk"])
 def test_help_is_plain_text(command, capsys):
     """The help shows the module docstrings without their reStructuredText markup."""

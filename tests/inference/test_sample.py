@@ -139,6 +139,9 @@ def test_continuous_variables_keep_pymc_defaults():
         ({"tail_mass": 2.0}, ValueError, "tail_mass must lie strictly between 0 and 1"),
         ({"max_candidates": 1.5}, ValueError, "max_candidates must be a positive integer"),
         ({"initvals": 3}, TypeError, "initvals must be a dict"),
+        ({"initvals": {"nope": 1}}, ValueError, "initvals: nope not free variables; have X1"),
+        ({"initvals": [{"X1": 1}] * 3}, ValueError, r"one dict per chain \(2\), got 3"),
+        ({"initvals": ["X1", "X1"]}, TypeError, "each chain's start must be a dict"),
     ],
 )
 def test_bad_arguments_name_the_argument(kr, kwargs, error, message):

@@ -132,6 +132,8 @@ POPULATION = PopulationModel(
             lambda f: f.assign(block_group=[1001000001001] * 3 + [1001000001002] * 3),
             "data row 4, column 'block_group': block",
         ),
+        (lambda f: f.iloc[:0], "data: nothing to assess: the table has no rows"),
+        (lambda f: f.assign(count=0), "nothing to assess: the table counts no one"),
     ],
 )
 def test_cli_malformed_input_is_an_error_and_writes_nothing(tmp_path, capsys, change, message):
@@ -148,6 +150,42 @@ def test_cli_malformed_input_is_an_error_and_writes_nothing(tmp_path, capsys, ch
     assert captured.err.startswith("adversary population: error: ")
     assert message in captured.err
     assert set(tmp_path.iterdir()) == before  # no output folder, no staging folder
+
+
+def test_a_zero_row_parquet_file_is_nothing_to_assess(tmp_path, capsys):
+    data = tmp_path / "people.parquet"
+    table().iloc[:0].to_parquet(data)
+    model = tmp_path / "model.py"
+    model.write_text(MODEL_FILE)
+    argv = ["population", str(data), "--model", str(model), "--out", str(tmp_path / "out")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err == "adversary population: error: data: nothing to assess: the table has no rows\n"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--seed", "-1"], "--seed must be >= 0, got -1"),
+        (["--workers", "0"], "--workers must be >= 1, got 0"),
+        (["--partitions", "0"], "--partitions must be >= 1, got 0"),
+        (["--states", "0"], "--states must be >= 1, got 0"),
+        (["--synthetic", "0"], "--synthetic must be >= 1, got 0"),
+        (["--scheduler", "tcp://127.0.0.1:9", "--workers", "2"], "cannot be given with"),
+        (
+            ["--scheduler", "tcp://127.0.0.1:9"],
+            "scheduler: could not reach a Dask scheduler at 'tcp://127.0.0.1:9' within 10 s",
+        ),
+    ],
+)
+def test_cli_bad_options_are_one_line(options, message, tmp_path, capsys):
+    source = [] if "--synthetic" in options else ["--synthetic", "100"]
+    argv = ["population", *source, *options, "--model", "population_gvhr"]
+    assert main([*argv, "--out", str(tmp_path / "out"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("adversary population: error: ") and err.count("\n") == 1
+    assert message in err
+    assert not (tmp_path / "out").exists()
 
 
 def test_cli_runs_a_csv_on_an_existing_scheduler(tmp_path, capsys, client_two):
