@@ -49,9 +49,12 @@ def shipped_cases() -> list[str]:
 
 def _where(path: Path, error: BaseException) -> str:
     """``file, line N`` of the innermost frame of ``error`` in ``path`` (or of a SyntaxError)."""
-    if isinstance(error, SyntaxError) and error.filename and Path(error.filename) == path:
+    here = path.resolve()
+    if isinstance(error, SyntaxError) and error.filename and Path(error.filename).resolve() == here:
         return f"{path}, line {error.lineno}"
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if Path(f.filename) == path]
+    frames = [
+        f for f in traceback.extract_tb(error.__traceback__) if Path(f.filename).resolve() == here
+    ]
     return f"{path}, line {frames[-1].lineno}" if frames else str(path)
 
 

@@ -84,8 +84,14 @@ def test_files_are_registered_modules_with_their_folder_importable(tmp_path):
         ("X = 1\n", "declares neither CASE nor a model\\(\\) factory"),
     ],
 )
-def test_a_broken_file_is_one_line_naming_file_and_line(tmp_path, text, message):
+@pytest.mark.parametrize("relative", [False, True], ids=["absolute", "relative"])
+def test_a_broken_file_is_one_line_naming_file_and_line(
+    tmp_path, monkeypatch, text, message, relative
+):
     path = write(tmp_path, "broken.py", text)
+    if relative:  # the line is found however the path is written
+        monkeypatch.chdir(tmp_path)
+        path = path.name
     with pytest.raises(ModelFileError, match=message) as error:
         load_case(path)
     assert "\n" not in str(error.value)
