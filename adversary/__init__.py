@@ -3,7 +3,8 @@
 The public API, by layer (each layer imports only the ones above it in this list):
 
 1. noise and accounting: :mod:`adversary.noise`, :mod:`adversary.accounting`,
-   :mod:`adversary.budget` (``get_preset``);
+   :mod:`adversary.budget` (``get_preset``); the memory budget every grid is
+   checked against, :mod:`adversary.memory` (:func:`memory_budget`);
 2. PyMC building blocks: :mod:`adversary.distributions`;
 3. inference: :func:`sample` (exact Gibbs steps for every discrete variable),
    :func:`enumerate_posterior` (exact posterior tables), :func:`posterior_probability`,
@@ -43,6 +44,7 @@ _LAZY = {
     "to_table": "adversary.analyses.compare",
     "monte_carlo_measures": "adversary.measures.monte_carlo",
     "choose_rho": "adversary.analyses.choose_rho",
+    "memory_budget": "adversary.memory",
 }
 
 __all__ = ["__version__", *sorted(_LAZY)]

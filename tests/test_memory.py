@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from adversary._memory import (
+from adversary.memory import (
     DEFAULT_BUDGET,
     ENVIRONMENT_VARIABLE,
     MemoryBudgetError,

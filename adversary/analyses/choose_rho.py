@@ -79,10 +79,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._memory import MemoryBudgetError
 from .._validation import as_positive
 from ..accounting import as_conversion, epsilon_from_zcdp
 from ..budget import DEFAULT_DELTA
+from ..memory import MemoryBudgetError
 from ..noise.mechanisms import DiscreteGaussianNoise, DiscreteLaplaceNoise, NoiseMechanism
 
 __all__ = ["MEASURES", "RhoChoice", "choose_rho", "measure_at", "rho_fields", "with_rho"]

@@ -28,7 +28,6 @@ import pandas as pd
 import xarray as xr
 from xarray import DataTree
 
-from .._memory import MemoryBudgetError
 from .._validation import as_probability
 from ..inference import (
     enumerate_posterior,
@@ -38,6 +37,7 @@ from ..inference import (
     sample,
 )
 from ..measures.protocol import true_target_value
+from ..memory import MemoryBudgetError
 
 __all__ = [
     "MEASURES",

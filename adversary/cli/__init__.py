@@ -14,7 +14,7 @@ import os
 import sys
 
 from .. import __version__
-from .._memory import ENVIRONMENT_VARIABLE, memory_budget
+from ..memory import ENVIRONMENT_VARIABLE, memory_budget
 from .common import one_line
 
 SUBCOMMAND_MODULES = ("demo", "budget", "run", "population", "choose_rho", "risk")

@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import re
 
-from .._memory import DEFAULT_BUDGET, ENVIRONMENT_VARIABLE, format_bytes
 from ..measures.decision import TIE_RULES
+from ..memory import DEFAULT_BUDGET, ENVIRONMENT_VARIABLE, format_bytes
 from ..model_files import load_case
 
 __all__ = [

@@ -30,8 +30,8 @@ from fractions import Fraction
 import numpy as np
 from scipy import special
 
-from .._memory import TABLE_ARRAYS, check_noise_table
 from .._validation import as_integers, as_positive, as_probability
+from ..memory import TABLE_ARRAYS, check_noise_table
 from .exact_sampling import sample
 from .finite_pmf import FinitePmf
 
@@ -226,7 +226,7 @@ def table(sigma2, tail_mass=1e-15, copies: int = 1) -> FinitePmf:
 
     ``omitted_mass`` is the rigorous bound ``2 · tail_bound(K + 1, σ²)`` on
     ``P[|Z| > K]``. A table that, with the arrays a sum over it derives
-    (:data:`adversary._memory.TABLE_ARRAYS`), would exceed the memory budget
+    (:data:`adversary.memory.TABLE_ARRAYS`), would exceed the memory budget
     is refused before it is allocated; ``copies`` is the number of such
     tables the caller holds at once.
     """

@@ -39,11 +39,11 @@ import numpy as np
 import xarray as xr
 from scipy import special
 
-from .._memory import affordable_rows, check_memory
 from .._validation import as_counts
 from ..measures.decision import DEFAULT_TIE_RULE, TIE_TOLERANCE, binary_credit, check_tie_rule
 from ..measures.noise import log_ratio
 from ..measures.releases import DEFAULT_TAIL_MASS
+from ..memory import check_memory, current_budget
 from ..noise import discrete_gaussian
 from ..noise.finite_pmf import FinitePmf
 from .block_group import BlockGroupNoise, attack_setting, exact_k2_window
@@ -87,6 +87,11 @@ def release_grid(truth, noise: BlockGroupNoise, tail_mass: float = DEFAULT_TAIL_
     """The release values holding all but ``tail_mass`` of the probability, and their pmfs."""
     x1, x2, y1 = truth
     k1, k2, y_noise = _reach(noise, tail_mass)
+    sizes = (2 * k1 + 1, 2 * k2 + 1, len(y_noise))
+    check_memory(
+        sum(sizes) * 8 * 4,
+        "the release values x1*, x2*, y1* ({:,}, {:,} and {:,} of them)".format(*sizes),
+    )
     z1, z2, zy = np.arange(-k1, k1 + 1), np.arange(-k2, k2 + 1), np.array(y_noise)
     return {
         "x1_release": x1 + z1,
@@ -159,10 +164,11 @@ def _k2_windows(grid, noise, x2_prior, known, tail_mass):
     return known, max(known + 2, int(np.ceil(centre)) + reach), True
 
 
-# Bytes per release a decision map holds at once: a dozen float64 grids and two boolean ones.
-_BYTES_PER_RELEASE = 8 * 12 + 2
+# Bytes per release a decision map holds at once: 16 float64 grids (with the temporaries
+# of the sums) and two boolean ones.
+_BYTES_PER_RELEASE = 8 * 16 + 2
 # The same for the measures alone, computed in blocks of x1* releases.
-_BYTES_PER_RELEASE_IN_BLOCKS = 8 * 10
+_BYTES_PER_RELEASE_IN_BLOCKS = 8 * 16
 
 
 def decision_map(truth, *, tie_rule=DEFAULT_TIE_RULE, **setting) -> xr.Dataset:
@@ -179,7 +185,7 @@ def decision_map(truth, *, tie_rule=DEFAULT_TIE_RULE, **setting) -> xr.Dataset:
     ``tie_rule`` (:mod:`adversary.measures.decision`), and under ``"split"`` its
     ``decision`` is ``m + 1/2``, the expected count decided. Attributes:
     those of :func:`release_measures`. The whole grid is held at once: a grid
-    over the memory budget (:mod:`adversary._memory`) is refused before it is
+    over the memory budget (:mod:`adversary.memory`) is refused before it is
     allocated; :func:`release_measures` computes the measures in bounded memory.
     """
     releases = _ReleaseSums(truth, tie_rule, setting)
@@ -208,7 +214,7 @@ def release_measures(truth, *, tie_rule=DEFAULT_TIE_RULE, **setting) -> dict:
     """The data holder's measures over every release, in memory bounded by the budget.
 
     Arguments as :func:`decision_map`; the sums run over blocks of ``x1*``
-    releases sized to the memory budget (:mod:`adversary._memory`), so no
+    releases sized to the memory budget (:mod:`adversary.memory`), so no
     release grid is held whole. Returns ``truth``, ``prior``, ``x2_prior``,
     ``marginal_posterior`` (3.3) and ``marginal_risk`` (3.4) of the truth,
     ``correct_decision_probability`` (3.6) and the same without the block group
@@ -220,9 +226,8 @@ def release_measures(truth, *, tie_rule=DEFAULT_TIE_RULE, **setting) -> dict:
     """
     releases = _ReleaseSums(truth, tie_rule, setting)
     n1, n2, ny = (releases.grid[name].size for name in _DIMS)
-    rows = affordable_rows(
-        n2 * ny * _BYTES_PER_RELEASE_IN_BLOCKS, n1, "the block group's release grid"
-    )
+    per_row, held = n2 * ny * _BYTES_PER_RELEASE_IN_BLOCKS, n2 * ny * 8 * 2  # held: log S
+    rows = int(max(1, min(n1, (current_budget() - held) // per_row)))
     sums = [releases.sums(releases.block(slice(i, i + rows))) for i in range(0, n1, rows)]
     return releases.attributes(sums)
 
@@ -248,7 +253,11 @@ class _ReleaseSums:
         self.truth = _validated_truth(truth, self.known)
         self.grid = release_grid(self.truth, self.noise, self.tail_mass)
         n2, ny = self.grid["x2_release"].size, self.grid["y1_release"].size
-        check_memory(n2 * ny * 8 * 8, f"the sums over X2 on {n2:,} x {ny:,} releases (x2*, y1*)")
+        # log S and its temporaries, or log S and the releases of one x1* (release_measures)
+        check_memory(
+            n2 * ny * (16 + _BYTES_PER_RELEASE_IN_BLOCKS),
+            f"the sums over X2 on {n2:,} x {ny:,} releases (x2*, y1*)",
+        )
         self.window, self.log_s = self._log_sums()
         self.has_c = self.truth[0] == self.known + 1
 

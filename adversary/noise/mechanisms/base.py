@@ -16,8 +16,8 @@ from functools import cached_property
 
 import numpy as np
 
-from ..._memory import check_noise_table
 from ..._validation import _as_real_array, as_counts, as_integers, scalar_integer
+from ...memory import check_noise_table
 from ..exact_sampling import (
     _MASK64,
     _TWO64,

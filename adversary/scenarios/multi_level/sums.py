@@ -19,6 +19,7 @@ from scipy import special
 from ...measures.decision import tie_tolerance
 from ...measures.marginal import BoundedMarginals
 from ...measures.noise import log_ratio, noise_table, support_points
+from ...memory import grid_points
 from ...noise import discrete_gaussian
 from ...noise.mechanisms import NoiseMechanism
 
@@ -107,8 +108,8 @@ def mechanism_level(mechanism: NoiseMechanism, has_c: bool, tail_mass: float):
     return _Level(values, weights, reach, float(table.omitted_mass)), certain
 
 
-def _level(sigma2: float, tail_mass: float) -> _Level:
-    table = discrete_gaussian.table(sigma2, tail_mass)
+def _level(sigma2: float, tail_mass: float, copies: int) -> _Level:
+    table = discrete_gaussian.table(sigma2, tail_mass, copies)
     values = (2.0 * table.support + 1.0) / (2.0 * sigma2)
     return _Level(values, table.probabilities, -table.start, table.omitted_mass)
 
@@ -196,7 +197,7 @@ def _exact_upper_tail(levels: list[_Level], thresholds: np.ndarray, share: np.nd
     support exceeds ``_MAX_EXACT_SUPPORT`` points.
     """
     group_a, group_b = _split(levels)
-    sizes = [int(np.prod([lv.values.size for lv in g])) for g in (group_a, group_b)]
+    sizes = [math.prod(lv.values.size for lv in g) for g in (group_a, group_b)]  # no overflow
     if max(sizes) > _MAX_EXACT_SUPPORT:
         return None
     a_values, a_masses = _half_support(group_a)
@@ -244,7 +245,7 @@ def marginals_of_row(sigma2_row, offsets, share, tail_mass, grid_width):
     arrays with a leading prefix axis.
     """
     n_levels = sigma2_row.size
-    levels = [_level(float(s2), tail_mass / n_levels) for s2 in sigma2_row]
+    levels = [_level(float(s2), tail_mass / n_levels, n_levels) for s2 in sigma2_row]
     return marginals_of_levels(levels, None, offsets, share, grid_width)
 
 
@@ -259,7 +260,8 @@ def marginals_of_levels(levels, certain, offsets, share, grid_width):
     """
     n_levels = len(levels)
     span = sum(float(lv.values[-1] - lv.values[0]) for lv in levels)
-    h = max(grid_width, span / (_MAX_GRID_POINTS - 2 * n_levels - 1))
+    points = grid_points(_MAX_GRID_POINTS, "the multi-level grid of L")
+    h = max(grid_width, span / (points - 2 * n_levels - 1))
     keys = ("posterior", "posterior_bound", "decision", "decision_bound", "omitted", "exact")
     result = {key: [] for key in keys}
     omitted = 0.0

@@ -19,6 +19,7 @@ import numpy as np
 from scipy import special
 
 from ...measures.marginal import BoundedMarginals
+from ...memory import grid_points
 
 __all__ = [
     "DEFAULT_GRID_WIDTH",
@@ -127,7 +128,8 @@ def grid_width_for(finite_values: list[np.ndarray], grid_width: float) -> float:
         return grid_width
     low = min(float(v.min()) for v in finite_values)
     high = float(np.logaddexp.reduce([float(v.max()) for v in finite_values]))
-    return max(grid_width, (high - low) / (MAX_GRID_POINTS - 4))
+    points = grid_points(MAX_GRID_POINTS, "the log-sum-exp grid")
+    return max(grid_width, (high - low) / (points - 4))
 
 
 def logsumexp_distribution(others, grid_width):

@@ -28,6 +28,7 @@ from contextvars import ContextVar
 __all__ = [
     "DEFAULT_BUDGET",
     "ENVIRONMENT_VARIABLE",
+    "GRID_ARRAYS",
     "TABLE_ARRAYS",
     "MemoryBudgetError",
     "affordable_rows",
@@ -35,6 +36,7 @@ __all__ = [
     "check_noise_table",
     "current_budget",
     "format_bytes",
+    "grid_points",
     "memory_budget",
     "parse_size",
 ]
@@ -44,6 +46,9 @@ DEFAULT_BUDGET = 2 * 2**30
 #: Arrays of a noise table's length a sum over it holds at once: the table, its
 #: support and the values derived from them.
 TABLE_ARRAYS = 6
+#: Arrays of a grid's length a grid method holds at once (distribution, values, sums and
+#: their temporaries).
+GRID_ARRAYS = 8
 #: The environment variable that sets the budget for a whole process.
 ENVIRONMENT_VARIABLE = "ADVERSARY_MEMORY_BUDGET"
 
@@ -134,6 +139,14 @@ def affordable_rows(bytes_per_row: float, rows: int, what: str) -> int:
     """
     check_memory(bytes_per_row, f"one row of {what}")
     return int(max(1, min(rows, current_budget() // max(1.0, bytes_per_row))))
+
+
+def grid_points(most: int, what: str) -> int:
+    """Points of a grid of :data:`GRID_ARRAYS` float64 arrays: ``most``, or fewer to fit the budget.
+
+    A grid method given fewer points uses a coarser grid (and states a larger bound).
+    """
+    return max(1024, affordable_rows(8.0 * GRID_ARRAYS, most, what))
 
 
 def check_noise_table(reach: int, noise: str, arrays: int = TABLE_ARRAYS) -> None:
