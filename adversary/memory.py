@@ -141,12 +141,12 @@ def affordable_rows(bytes_per_row: float, rows: int, what: str) -> int:
     return int(max(1, min(rows, current_budget() // max(1.0, bytes_per_row))))
 
 
-def grid_points(most: int, what: str) -> int:
-    """Points of a grid of :data:`GRID_ARRAYS` float64 arrays: ``most``, or fewer to fit the budget.
+def grid_points(most: int, what: str, arrays: int = GRID_ARRAYS) -> int:
+    """Points of a grid of ``arrays`` float64 arrays: ``most``, or fewer to fit the budget.
 
     A grid method given fewer points uses a coarser grid (and states a larger bound).
     """
-    return max(1024, affordable_rows(8.0 * GRID_ARRAYS, most, what))
+    return max(1024, affordable_rows(8.0 * arrays, most, what))
 
 
 def check_noise_table(reach: int, noise: str, arrays: int = TABLE_ARRAYS) -> None:

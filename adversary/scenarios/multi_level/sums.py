@@ -157,10 +157,15 @@ def _upper_tail_sums(masses: np.ndarray) -> np.ndarray:
     return np.where(below < from_top, total - below, from_top)
 
 
+def _block_elements() -> int:
+    """Elements evaluated at once: ``_BLOCK_ELEMENTS``, or fewer under a small memory budget."""
+    return grid_points(_BLOCK_ELEMENTS, "a block of the sums")
+
+
 def _expit_expectation(offsets: np.ndarray, values: np.ndarray, masses: np.ndarray):
     """``Σ_k masses[k] · expit(offset + values[k])`` for every offset."""
     out = np.empty(offsets.shape)
-    chunk = max(1, _BLOCK_ELEMENTS // max(1, values.size))
+    chunk = max(1, _block_elements() // max(1, values.size))
     for start in range(0, offsets.size, chunk):
         part = slice(start, start + chunk)
         out[part] = special.expit(offsets[part, None] + values[None, :]) @ masses
@@ -194,11 +199,11 @@ def _exact_upper_tail(levels: list[_Level], thresholds: np.ndarray, share: np.nd
     Meet in the middle: ``L = A + B`` over two groups of levels; the support of
     B is sorted once with its suffix sums of mass, and for each support point
     of A the mass of ``B ≥ t - A`` is looked up. Returns None if a group's
-    support exceeds ``_MAX_EXACT_SUPPORT`` points.
+    support exceeds ``_MAX_EXACT_SUPPORT`` points, or what fits the memory budget.
     """
     group_a, group_b = _split(levels)
     sizes = [math.prod(lv.values.size for lv in g) for g in (group_a, group_b)]  # no overflow
-    if max(sizes) > _MAX_EXACT_SUPPORT:
+    if max(sizes) > grid_points(_MAX_EXACT_SUPPORT, "the exact tail's supports", 16):
         return None
     a_values, a_masses = _half_support(group_a)
     b_values, b_masses = _half_support(group_b)
@@ -209,7 +214,7 @@ def _exact_upper_tail(levels: list[_Level], thresholds: np.ndarray, share: np.nd
     reach = sum(float(np.max(np.abs(lv.values))) for lv in levels)
     tolerance = tie_tolerance(reach + np.abs(thresholds))
     out = np.empty(thresholds.shape)
-    chunk = max(1, _BLOCK_ELEMENTS // max(1, a_values.size))
+    chunk = max(1, _block_elements() // max(1, a_values.size))
     for start in range(0, thresholds.size, chunk):
         part = slice(start, start + chunk)
         target = thresholds[part, None] - a_values[None, :]
