@@ -32,6 +32,7 @@ __all__ = [
     "TABLE_ARRAYS",
     "MemoryBudgetError",
     "affordable_rows",
+    "block_elements",
     "check_memory",
     "check_noise_table",
     "current_budget",
@@ -147,6 +148,11 @@ def grid_points(most: int, what: str, arrays: int = GRID_ARRAYS) -> int:
     A grid method given fewer points uses a coarser grid (and states a larger bound).
     """
     return max(1024, affordable_rows(8.0 * arrays, most, what))
+
+
+def block_elements(most: int) -> int:
+    """Elements a blocked sum evaluates at once: ``most``, or fewer under a small budget."""
+    return grid_points(most, "a block of a sum")
 
 
 def check_noise_table(reach: int, noise: str, arrays: int = TABLE_ARRAYS) -> None:

@@ -82,7 +82,6 @@ import numpy as np
 from .._validation import as_positive
 from ..accounting import as_conversion, epsilon_from_zcdp
 from ..budget import DEFAULT_DELTA
-from ..memory import MemoryBudgetError
 from ..noise.mechanisms import DiscreteGaussianNoise, DiscreteLaplaceNoise, NoiseMechanism
 
 __all__ = ["MEASURES", "RhoChoice", "choose_rho", "measure_at", "rho_fields", "with_rho"]
@@ -361,8 +360,8 @@ class _Evaluator:
                     label: _value_and_bound(varied.marginal_measures(label), self.measure)
                     for label in self.labels
                 }
-            except MemoryBudgetError as error:
-                raise MemoryBudgetError(
+            except ValueError as error:  # e.g. a grid over the memory budget
+                raise type(error)(
                     f"rho_min: the search reached {self.field} = {self.rho(j):.6g}, where {error}"
                 ) from error
         return self.cache[j]

@@ -37,7 +37,6 @@ from ..inference import (
     sample,
 )
 from ..measures.protocol import true_target_value
-from ..memory import MemoryBudgetError
 
 __all__ = [
     "MEASURES",
@@ -307,9 +306,9 @@ def sweep(
             for row, label in enumerate(labels):
                 try:
                     measures = varied.marginal_measures(label)
-                except MemoryBudgetError as error:
+                except ValueError as error:  # e.g. a grid over the memory budget
                     shown = ", ".join(f"{n}={v!r}" for n, v in combination.items())
-                    raise MemoryBudgetError(f"over: {shown}: {error}") from error
+                    raise type(error)(f"over: {shown}: {error}") from error
                 for measure in MEASURES:
                     data[measure][(row, *index)] = getattr(measures, measure)
                 methods.add(measures.method)

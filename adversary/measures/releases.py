@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..memory import block_elements
 from ..noise import discrete_gaussian
 
 __all__ = ["DEFAULT_TAIL_MASS", "expectation_over_noise", "expectation_over_table"]
@@ -47,7 +48,7 @@ def expectation_over_noise(
         at = sigma2 == value
         table = discrete_gaussian.table(value, tail_mass)
         z, weights = table.support, table.probabilities
-        chunk = max(1, _BLOCK_ELEMENTS // int(at.sum()))
+        chunk = max(1, block_elements(_BLOCK_ELEMENTS) // int(at.sum()))
         total = np.zeros(int(at.sum()))
         for start in range(0, z.size, chunk):
             part = slice(start, start + chunk)
@@ -66,7 +67,7 @@ def expectation_over_table(
     """
     masses = np.asarray(masses, dtype=np.float64)
     total = np.zeros(n_cases)
-    chunk = max(1, _BLOCK_ELEMENTS // max(1, n_cases))
+    chunk = max(1, block_elements(_BLOCK_ELEMENTS) // max(1, n_cases))
     for start in range(0, masses.size, chunk):
         part = slice(start, start + chunk)
         total += function(part) @ masses[part]

@@ -60,6 +60,11 @@ def _run(argv, capsys) -> tuple[int, str, str]:
             "--sweep rho=1e-14: the table of the discrete Gaussian noise",
         ),
         (["risk", "dare_county", "--memory-budget", "10XB"], "--memory-budget must be a size"),
+        (  # within the budget, but hours of work: refused too
+            ["risk", "post_processed", "--sweep", "rho=2e-9"],
+            "--sweep rho=2e-09: the noise of d x1* - y1* is a direct convolution of 6,925,771 x "
+            "1,332,857 values (9.2e+12 multiply-adds, more than 2e+10)",
+        ),
     ],
 )
 def test_a_grid_over_the_budget_is_refused_in_one_line(argv, message, capsys, tmp_path):

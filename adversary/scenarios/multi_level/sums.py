@@ -19,7 +19,7 @@ from scipy import special
 from ...measures.decision import tie_tolerance
 from ...measures.marginal import BoundedMarginals
 from ...measures.noise import log_ratio, noise_table, support_points
-from ...memory import grid_points
+from ...memory import block_elements, grid_points
 from ...noise import discrete_gaussian
 from ...noise.mechanisms import NoiseMechanism
 
@@ -157,15 +157,10 @@ def _upper_tail_sums(masses: np.ndarray) -> np.ndarray:
     return np.where(below < from_top, total - below, from_top)
 
 
-def _block_elements() -> int:
-    """Elements evaluated at once: ``_BLOCK_ELEMENTS``, or fewer under a small memory budget."""
-    return grid_points(_BLOCK_ELEMENTS, "a block of the sums")
-
-
 def _expit_expectation(offsets: np.ndarray, values: np.ndarray, masses: np.ndarray):
     """``Σ_k masses[k] · expit(offset + values[k])`` for every offset."""
     out = np.empty(offsets.shape)
-    chunk = max(1, _block_elements() // max(1, values.size))
+    chunk = max(1, block_elements(_BLOCK_ELEMENTS) // max(1, values.size))
     for start in range(0, offsets.size, chunk):
         part = slice(start, start + chunk)
         out[part] = special.expit(offsets[part, None] + values[None, :]) @ masses
@@ -214,7 +209,7 @@ def _exact_upper_tail(levels: list[_Level], thresholds: np.ndarray, share: np.nd
     reach = sum(float(np.max(np.abs(lv.values))) for lv in levels)
     tolerance = tie_tolerance(reach + np.abs(thresholds))
     out = np.empty(thresholds.shape)
-    chunk = max(1, _block_elements() // max(1, a_values.size))
+    chunk = max(1, block_elements(_BLOCK_ELEMENTS) // max(1, a_values.size))
     for start in range(0, thresholds.size, chunk):
         part = slice(start, start + chunk)
         target = thresholds[part, None] - a_values[None, :]

@@ -17,7 +17,11 @@ from ...noise.mechanisms import NoiseMechanism
 from ...noise.sums import sum_of_discrete_gaussians
 from .rule import scalar_count
 
-__all__ = ["combined_noise"]
+__all__ = ["MAX_CONVOLUTION_WORK", "combined_noise"]
+
+#: Most multiply-adds of the direct convolution behind V's table (about ten seconds);
+#: wider noise is refused rather than left running for hours.
+MAX_CONVOLUTION_WORK = 2e10
 
 
 def release_noise(rho, convention, mechanism, exact_sum):
@@ -69,6 +73,13 @@ def combined_noise(
     else:
         z, w = noise_tables(d, sigma2, exact_sum, tail_mass)
     reach = -z.start
+    work = (2 * d * reach + 1) * w.probabilities.size
+    if work > MAX_CONVOLUTION_WORK:
+        raise ValueError(
+            f"the noise of d x1* - y1* is a direct convolution of {2 * d * reach + 1:,} x "
+            f"{w.probabilities.size:,} values ({work:.2g} multiply-adds, more than "
+            f"{MAX_CONVOLUTION_WORK:.0e}): the noise is too wide; choose a larger rho"
+        )
     # d·Z1 on the grid -d·reach .. d·reach, zero between multiples of d.
     stretched = np.zeros(2 * d * reach + 1)
     stretched[::d] = z.probabilities

@@ -116,7 +116,8 @@ def gaussian_marginals(
     sigma2 = np.broadcast_to(sigma2, (n_categories,))
     n_released = int(mask.sum())
     noises = [
-        _noise(float(s2), tail_mass / n_released, n_released) if on else None
+        # each released cell's table and its scores are held together
+        _noise(float(s2), tail_mass / n_released, 2 * n_released) if on else None
         for s2, on in zip(sigma2, mask, strict=True)
     ]
     a = 1.0 / (2.0 * sigma2)
