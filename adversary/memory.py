@@ -133,13 +133,14 @@ def check_memory(needed: float, what: str) -> None:
         )
 
 
-def affordable_rows(bytes_per_row: float, rows: int, what: str) -> int:
+def affordable_rows(bytes_per_row: float, rows: int, what: str, held: float = 0.0) -> int:
     """How many of ``rows`` rows of ``bytes_per_row`` bytes fit the budget at once (at least one).
 
-    Refuses, naming ``what``, when not even one row fits.
+    ``held`` bytes are taken already (arrays kept while the rows are processed).
+    Refuses, naming ``what``, when not even one row fits beside them.
     """
-    check_memory(bytes_per_row, f"one row of {what}")
-    return int(max(1, min(rows, current_budget() // max(1.0, bytes_per_row))))
+    check_memory(held + bytes_per_row, f"one row of {what}")
+    return int(max(1, min(rows, (current_budget() - held) // max(1.0, bytes_per_row))))
 
 
 def grid_points(most: int, what: str, arrays: int = GRID_ARRAYS) -> int:

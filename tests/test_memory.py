@@ -68,6 +68,9 @@ def test_affordable_rows_fit_the_budget_and_refuse_a_row_too_large():
         assert affordable_rows(100, 3, "a grid") == 3
         with pytest.raises(MemoryBudgetError, match="one row of a grid"):
             affordable_rows(2000, 5, "a grid")
+        assert affordable_rows(100, 50, "a grid", held=500) == 5
+        with pytest.raises(MemoryBudgetError, match="one row of a grid"):
+            affordable_rows(600, 5, "a grid", held=500)
 
 
 def test_format_bytes():

@@ -43,7 +43,7 @@ from .._validation import as_counts
 from ..measures.decision import DEFAULT_TIE_RULE, TIE_TOLERANCE, binary_credit, check_tie_rule
 from ..measures.noise import log_ratio
 from ..measures.releases import DEFAULT_TAIL_MASS
-from ..memory import check_memory, current_budget
+from ..memory import affordable_rows, check_memory
 from ..noise import discrete_gaussian
 from ..noise.finite_pmf import FinitePmf
 from .block_group import BlockGroupNoise, attack_setting, exact_k2_window
@@ -227,7 +227,7 @@ def release_measures(truth, *, tie_rule=DEFAULT_TIE_RULE, **setting) -> dict:
     releases = _ReleaseSums(truth, tie_rule, setting)
     n1, n2, ny = (releases.grid[name].size for name in _DIMS)
     per_row, held = n2 * ny * _BYTES_PER_RELEASE_IN_BLOCKS, n2 * ny * 8 * 2  # held: log S
-    rows = int(max(1, min(n1, (current_budget() - held) // per_row)))
+    rows = affordable_rows(per_row, n1, "the block group's release grid", held)
     sums = [releases.sums(releases.block(slice(i, i + rows))) for i in range(0, n1, rows)]
     return releases.attributes(sums)
 

@@ -110,5 +110,8 @@ class DiscreteGaussianNoise(NoiseMechanism):
     def zcdp_rho(self) -> float:
         return self.sensitivity**2 / (2.0 * self.sigma2)
 
+    def table(self, tail_mass=1e-15) -> FinitePmf:
+        return _dg.table(self.sigma2, _as_tail_mass(tail_mass, bounded=False))
+
     def sum_table(self, d, tail_mass=1e-15) -> FinitePmf:
         return sum_of_discrete_gaussians(d, self.sigma2, tail_mass)
