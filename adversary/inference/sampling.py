@@ -5,11 +5,14 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
+from inspect import signature
 
 import numpy as np
 import pymc as pm
 from pymc.initial_point import make_initial_point_fns_per_chain
 from pymc.model import modelcontext
+from pymc.sampling.mcmc import get_default_tune_steps
 from pymc.step_methods.compound import CompoundStep, flatten_steps
 from pymc.util import get_random_generator
 from xarray import DataTree
@@ -17,6 +20,7 @@ from xarray import DataTree
 from .._validation import as_probability
 from ..distributions.support import support_bounds
 from ._conditional import BoundsFunction, is_discrete, one_shot
+from .progress import ChainProgress
 from .start import StartRepairer
 from .steps import BoundedGibbs, WindowGibbs
 
@@ -107,6 +111,36 @@ def _start_points(model, initvals, chains, random_seed):
     return [fn(seed) for fn, seed in zip(functions, seeds, strict=True)]
 
 
+PYMC_FALLBACK_TUNE = signature(get_default_tune_steps).parameters["default_tune_steps"].default
+
+
+def _tune_steps(tune, steps, model) -> int:
+    """The tuning steps :func:`pymc.sample` runs: ``tune``, else the largest step default.
+
+    A free variable no step covers gets a step from PyMC, whose default is
+    PyMC's fallback, as in :func:`pymc.sampling.mcmc.get_default_tune_steps`.
+    """
+    if tune is not None:
+        return tune
+    covered = {value for step in steps for value in step.vars}
+    left_to_pymc = any(model.rvs_to_values[rv] not in covered for rv in model.free_RVs)
+    defaults = [get_default_tune_steps(step, None) for step in steps]
+    return max(defaults + [PYMC_FALLBACK_TUNE] * left_to_pymc)
+
+
+def _chained(*callbacks):
+    """One :func:`pymc.sample` callback calling each of ``callbacks`` that is not None."""
+    present = [callback for callback in callbacks if callback is not None]
+    if len(present) <= 1:
+        return present[0] if present else None
+
+    def call_each(trace, draw):
+        for callback in present:
+            callback(trace=trace, draw=draw)
+
+    return call_each
+
+
 def sample(
     model=None,
     draws: int = 1000,
@@ -141,10 +175,14 @@ def sample(
     ----------
     model : pymc.Model, optional
         Default: the model on the context stack.
-    draws, tune, chains, cores, random_seed, progressbar, step, initvals, compile_kwargs :
+    draws, tune, chains, cores, random_seed, step, initvals, compile_kwargs :
         As for :func:`pymc.sample`; ``tune=None`` uses 200 for the exact steps
         (the maximum over steps, so 1000 when NUTS is also present).
         ``random_seed`` gives reproducible draws for any ``cores``.
+    progressbar : bool or str
+        ``True`` shows one bar per chain with its true draw rate
+        (:class:`~adversary.inference.progress.ChainProgress`); ``False`` none;
+        PyMC's option strings (``"combined"``, ...) select PyMC's own bar.
     tail_mass : float in (0, 1)
         Conditional mass an unbounded variable's update may leave outside its window.
     max_candidates : int
@@ -215,7 +253,15 @@ def sample(
                 merged[rv.name] = point[value.name]
         chain_initvals.append(merged)
 
-    with warnings.catch_warnings():
+    steps = [*user_steps, *ours]
+    tune = _tune_steps(tune, steps, model)
+    callback = kwargs.pop("callback", None)
+    progress = (
+        ChainProgress(chains, draws + tune)
+        if progressbar is True and kwargs.get("nuts_sampler", "pymc") == "pymc"
+        else None
+    )
+    with progress or nullcontext(), warnings.catch_warnings():
         # A variable that never moves (a point mass) has an undefined R-hat; ArviZ's
         # convergence check then divides 0 by 0. That is not a sampling problem.
         warnings.filterwarnings(
@@ -230,11 +276,12 @@ def sample(
             chains=chains,
             cores=cores,
             random_seed=random_seed,
-            progressbar=progressbar,
-            step=[*user_steps, *ours] or None,
+            progressbar=progressbar if progress is None else False,
+            step=steps or None,
             initvals=chain_initvals,
             model=model,
             compile_kwargs=compile_kwargs,
+            callback=_chained(progress, callback),
             **kwargs,
         )
     if isinstance(tree, DataTree) and "sample_stats" in tree.children:

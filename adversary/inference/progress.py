@@ -1,0 +1,81 @@
+"""Progress display for :func:`adversary.inference.sample`: one bar per chain and its draw rate.
+
+PyMC's own bar computes a chain's rate only on intermediate updates and only
+after 0.25 s, so a chain that finishes sooner is shown at "0.00 draws/s". This
+display computes the rate whenever it is drawn, from the chain's own clock
+(started at its first draw, so chains waiting for a free core are not charged
+for the wait) and stopped at its last draw, so the final figure is the chain's
+true rate however short it ran.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+
+def draw_rate_text(draws: float, seconds: float | None) -> str:
+    """Rate of ``draws`` in ``seconds`` as shown: draws/s from 1 up, else s/draw; "-" if unknown."""
+    if not seconds or draws <= 0:
+        return "- draws/s"
+    rate = draws / seconds
+    return f"{rate:,.0f} draws/s" if rate >= 1 else f"{1 / rate:.2f} s/draw"
+
+
+class DrawRateColumn(ProgressColumn):
+    """A chain's draws per second since its first draw (frozen when it finishes)."""
+
+    def render(self, task: Task) -> Text:
+        seconds = task.finished_time if task.finished else task.elapsed
+        # The clock starts at the first draw: the rate is over the draws after it.
+        return Text(draw_rate_text(task.completed - 1, seconds), style="progress.data.speed")
+
+
+class ChainProgress:
+    """A :func:`pymc.sample` ``callback`` drawing one progress bar per chain.
+
+    Use as a context manager around the sampling call; each draw PyMC reports
+    (tuning included) advances its chain's bar to ``draw_idx + 1`` of
+    ``draws_per_chain``.
+    """
+
+    def __init__(self, chains: int, draws_per_chain: int, console: Console | None = None):
+        self._progress = Progress(
+            TextColumn("chain {task.fields[chain]}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            DrawRateColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+        )
+        self._tasks = [
+            self._progress.add_task("", total=draws_per_chain, start=False, chain=chain)
+            for chain in range(chains)
+        ]
+        self._started = [False] * chains
+
+    def __enter__(self) -> ChainProgress:
+        self._progress.__enter__()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._progress.__exit__(*exc_info)
+
+    def __call__(self, trace, draw) -> None:
+        """Advance ``draw.chain``'s bar (the signature of PyMC's sampling callback)."""
+        task = self._tasks[draw.chain]
+        if not self._started[draw.chain]:
+            self._progress.start_task(task)
+            self._started[draw.chain] = True
+        self._progress.update(task, completed=draw.draw_idx + 1)
