@@ -115,6 +115,18 @@ def memory_budget(size, name: str = "memory budget") -> Iterator[int]:
         _override.reset(token)
 
 
+def within_budget(size: int, function, *args):
+    """``function(*args)`` under the budget ``size``: carries a caller's budget into a task.
+
+    A task runs in another process (a Dask worker, perhaps on another
+    machine), where neither the caller's :func:`memory_budget` nor its
+    environment applies; submitting ``within_budget(current_budget(), f, ...)``
+    computes under the caller's budget there.
+    """
+    with memory_budget(size):
+        return function(*args)
+
+
 def format_bytes(size: float) -> str:
     """``size`` bytes in binary units, three significant digits: ``8.46 GiB``."""
     for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):

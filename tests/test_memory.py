@@ -15,6 +15,7 @@ from adversary.memory import (
     format_bytes,
     memory_budget,
     parse_size,
+    within_budget,
 )
 from adversary.noise import discrete_gaussian
 
@@ -98,3 +99,9 @@ def test_a_noise_table_within_the_budget_is_the_pmf_in_blocks():
     with memory_budget(table.probabilities.nbytes):
         with pytest.raises(MemoryBudgetError):
             discrete_gaussian.table(sigma2, 1e-6)
+
+
+def test_within_budget_runs_a_function_under_the_given_budget():
+    before = current_budget()
+    assert within_budget(1024, current_budget) == 1024
+    assert current_budget() == before

@@ -38,7 +38,7 @@ import sys
 from pathlib import Path
 
 from ..budget import PRESETS
-from .common import command_parser
+from .common import add_memory_budget_argument, command_parser
 
 
 def register(subparsers) -> None:
@@ -75,6 +75,7 @@ def register(subparsers) -> None:
     parser.add_argument("--no-plots", action="store_true", help="write no figures")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    add_memory_budget_argument(parser)
 
 
 def run(args) -> int:

@@ -34,6 +34,7 @@ bar (Dask's text bar, on stderr) shows each phase.
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import os
 import shutil
@@ -48,6 +49,7 @@ import numpy as np
 import pandas as pd
 
 from .._output import checked_folder, staged
+from ..memory import current_budget, within_budget
 from .measures import (
     BLOCK_GROUP_KEY,
     block_group_batch,
@@ -267,7 +269,9 @@ def local_cluster(n_workers: int | None = None, local_directory: Path | None = N
                     # no dashboard; the scheduler's plain HTTP routes on 127.0.0.1, any free port
                     scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
                     local_directory=scratch,
-                    silence_logs=40,
+                    # a failed task reaches the caller as its exception, in one line:
+                    # the workers' own "Compute Failed" tracebacks would bury it
+                    silence_logs=logging.CRITICAL,
                 ) as cluster,
                 Client(cluster) as client,
             ):
@@ -506,23 +510,29 @@ def _merge_tuples(frames, name):
 
 
 def _submit_measures(client, model, tuples) -> dict[str, list]:
-    """One task per budget (single block), per budget and ℓ, per budget and 16 tuples."""
+    """One task per budget (single block), per budget and ℓ, per budget and 16 tuples.
+
+    Each task computes under the caller's memory budget, wherever it runs.
+    """
+    memory = current_budget()
+
+    def submit(function, *args):
+        return client.submit(within_budget, memory, function, *args)
+
     futures: dict[str, list] = {}
     for attack in model.attacks:
         futures[attack] = []
         for budget in model.budgets:
             if attack == "single_block":
-                futures[attack].append(client.submit(single_block_measures, model, budget))
+                futures[attack].append(submit(single_block_measures, model, budget))
             elif attack == "multi_level":
                 for levels in tuples["multi_level"]["levels"]:
-                    futures[attack].append(
-                        client.submit(multi_level_measures, model, budget, int(levels))
-                    )
+                    futures[attack].append(submit(multi_level_measures, model, budget, int(levels)))
             else:
                 keys = tuples["block_group"][list(BLOCK_GROUP_KEY)].to_numpy(np.int64)
                 for first in range(0, len(keys), TUPLES_PER_TASK):
                     futures[attack].append(
-                        client.submit(
+                        submit(
                             block_group_batch, model, budget, keys[first : first + TUPLES_PER_TASK]
                         )
                     )

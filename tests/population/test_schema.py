@@ -205,3 +205,25 @@ def test_cli_runs_a_csv_on_an_existing_scheduler(tmp_path, capsys, client_two):
     assert (out / "records.parquet").is_file() and (out / "summary.json").is_file()
     records = pd.read_parquet(out / "records.parquet")
     assert result["stats"]["records_assessed"] == len(records)
+
+
+def test_cli_memory_budget_reaches_the_workers_of_a_scheduler(tmp_path, capsys, client_two):
+    # The workers run in other processes: the caller's budget travels with each task.
+    argv = ["population", "--synthetic", "300", "--model", "population_gvhr", "--no-progress"]
+    address = client_two.scheduler.address
+    options = ["--scheduler", address, "--memory-budget", "1KiB", "--out", str(tmp_path / "o")]
+    assert main([*argv, *options]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("adversary population: error: ") and err.count("\n") == 1
+    assert "more than the budget of 1 KiB (raise it with --memory-budget" in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_cli_a_refused_task_on_a_local_cluster_is_one_line(tmp_path, capfd):
+    # The workers' own "Compute Failed" logs (on the inherited stderr) are silenced.
+    argv = ["population", "--synthetic", "300", "--model", "population_gvhr", "--no-progress"]
+    options = ["--workers", "1", "--memory-budget", "1KiB", "--out", str(tmp_path / "o")]
+    assert main([*argv, *options]) == 2
+    err = capfd.readouterr().err
+    assert err.startswith("adversary population: error: ") and err.count("\n") == 1
+    assert "more than the budget of 1 KiB" in err
