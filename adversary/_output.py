@@ -70,3 +70,16 @@ def staged(folder, name: str = "out", owned: tuple[str, ...] = ()) -> Iterator[P
                 os.replace(stage / entry, target)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
+
+
+def write_figures(figures: dict, folder, dpi: int) -> list[Path]:
+    """Write each matplotlib figure of ``figures`` (file name → figure) as ``folder/name``.
+
+    ``folder`` is created if needed; returns the paths in the order given.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / name for name in figures]
+    for path, figure in zip(paths, figures.values(), strict=True):
+        figure.savefig(path, dpi=dpi)
+    return paths

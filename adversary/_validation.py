@@ -107,6 +107,13 @@ def last_axis(array: np.ndarray, size: int, name: str, what: str) -> np.ndarray:
     return array
 
 
+def nonempty_last_axis(array: np.ndarray, name: str, what: str) -> np.ndarray:
+    """``array`` checked to hold at least one value on its last axis; ``what`` describes them."""
+    if array.ndim == 0 or array.shape[-1] == 0:
+        raise ValueError(f"{name} must hold {what} on its last axis, got {array!r}")
+    return array
+
+
 def scalar_positive(value, name: str) -> float:
     """One finite number > 0 (a mechanism's scale or σ²), as a float."""
     array = as_positive(value, name)

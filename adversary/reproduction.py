@@ -126,22 +126,11 @@ def _table4_rows() -> list[Row]:
                 paper_method=lambda r=release: float(sb.release_pmf(r, RHO_BLOCK, true_count=0)),
             )
         )
-        # The paper prints the posterior for the first four priors, the risk for all five.
-        for j, (label, p) in enumerate(PRIORS.items()):
-            for measure, function, printed, digits in (
-                ("posterior", sb.posterior, printed_posterior[i][j : j + 1], 3),
-                ("risk", sb.risk, printed_risk[i][j : j + 1], 2),
-            ):
-                rows.extend(
-                    Row(
-                        "Sec. 4.2, Table 4",
-                        f"{measure}, x1* = {release}, p = {label}",
-                        value,
-                        lambda r=release, p=p, f=function: float(f(r, p, RHO_BLOCK)),
-                        digits=digits,
-                    )
-                    for value in printed
-                )
+        measures = (
+            ("posterior", sb.posterior, printed_posterior[i], 3),
+            ("risk", sb.risk, printed_risk[i], 2),
+        )
+        rows += _rows_by_prior("Sec. 4.2, Table 4", f"x1* = {release}, ", measures, release)
     for release, printed in ((4, 3.6), (5, 1.5)):
         rows.append(
             Row(
@@ -159,31 +148,33 @@ def _table4_rows() -> list[Row]:
     return rows
 
 
-def _table5_rows() -> list[Row]:
-    printed_posterior = [0.524, 0.225, 0.117, 0.024]
-    printed_risk = [1.05, 1.13, 1.17, 1.21, 1.22]
-    rows = []
-    for j, (label, p) in enumerate(PRIORS.items()):
-        if j < 4:
-            rows.append(
-                Row(
-                    "Sec. 4.2, Table 5",
-                    f"marginal posterior, p = {label}",
-                    printed_posterior[j],
-                    lambda p=p: float(sb.marginal_posterior(p, RHO_BLOCK)),
-                    digits=3,
-                )
-            )
-        rows.append(
-            Row(
-                "Sec. 4.2, Table 5",
-                f"marginal risk, p = {label}",
-                printed_risk[j],
-                lambda p=p: float(sb.marginal_risk(p, RHO_BLOCK)),
-                digits=2,
-            )
+def _rows_by_prior(location: str, what: str, measures, *release) -> list[Row]:
+    """A table's row over the priors: one :class:`Row` per prior and measure.
+
+    ``measures`` holds ``(name, function, printed values, digits)``; the paper
+    prints some measures for the first priors only (a shorter list). Ours is
+    ``function(*release, p, RHO_BLOCK)``.
+    """
+    return [
+        Row(
+            location,
+            f"{name}, {what}p = {label}",
+            printed[j],
+            lambda p=p, f=function: float(f(*release, p, RHO_BLOCK)),
+            digits=digits,
         )
-    return rows
+        for j, (label, p) in enumerate(PRIORS.items())
+        for name, function, printed, digits in measures
+        if j < len(printed)
+    ]
+
+
+def _table5_rows() -> list[Row]:
+    measures = (
+        ("marginal posterior", sb.marginal_posterior, [0.524, 0.225, 0.117, 0.024], 3),
+        ("marginal risk", sb.marginal_risk, [1.05, 1.13, 1.17, 1.21, 1.22], 2),
+    )
+    return _rows_by_prior("Sec. 4.2, Table 5", "", measures)
 
 
 # --- Sec. 4.3 and S4: the block group (Granville County ED 39-14) ----------------------------

@@ -54,7 +54,7 @@ import numpy as np
 import xarray as xr
 from scipy import special
 
-from .._validation import as_counts, as_integers, as_positive, as_probability
+from .._validation import as_counts, as_integers, as_positive, as_probability, nonempty_last_axis
 from ..measures.decision import DEFAULT_TIE_RULE
 from ..measures.noise import (
     impossible_release_error,
@@ -129,11 +129,7 @@ def composed_rho(mechanism) -> float:
 
 def _releases(releases) -> np.ndarray:
     releases = as_integers(releases, "releases")
-    if releases.ndim == 0 or releases.shape[-1] == 0:
-        raise ValueError(
-            f"releases must hold at least one noisy count on their last axis, got {releases!r}"
-        )
-    return releases
+    return nonempty_last_axis(releases, "releases", "at least one noisy count")
 
 
 def _truth_has_c(known, true_count) -> np.ndarray:

@@ -53,7 +53,7 @@ from .decision import DEFAULT_TIE_RULE
 from .marginal import MarginalMeasures
 from .release_posteriors import ReleasePosteriors
 from .simulation import ReleaseSimulator
-from .stated import decision_credit, risk_error, state_attack
+from .stated import Statements, decision_credit, risk_error, state_attack
 
 __all__ = ["DEFAULT_MAX_RELEASES", "ReleaseGrid", "exact_measures", "release_grid"]
 
@@ -291,11 +291,7 @@ def exact_measures(
     latent_tail_mass = float(as_probability(latent_tail_mass, "latent_tail_mass"))
     stated = state_attack(
         model,
-        truth,
-        event,
-        target,
-        prior_of_truth,
-        tie_rule,
+        Statements(truth, event, target, prior_of_truth, tie_rule),
         latent_tail_mass,
         max_cells,
         compile_kwargs,

@@ -57,7 +57,7 @@ from .decision import DEFAULT_TIE_RULE
 from .marginal import MarginalMeasures
 from .release_posteriors import ReleasePosteriors, with_shared_observations
 from .simulation import ReleaseSimulator
-from .stated import decision_credit, risk_error, state_attack
+from .stated import Statements, decision_credit, risk_error, state_attack
 
 __all__ = ["DEFAULT_SE_MULTIPLE", "METHODS", "monte_carlo_measures"]
 
@@ -211,18 +211,10 @@ def monte_carlo_measures(
     rng = generator(random_seed)
     setup = time.perf_counter()
     exact_only = "the exact path enumerates discrete latents only: use method='mcmc'"
+    statements = Statements(truth, event, target, prior_of_truth, tie_rule)
+    discrete_only = exact_only if method == "exact" else None
     stated = state_attack(
-        model,
-        truth,
-        event,
-        target,
-        prior_of_truth,
-        tie_rule,
-        tail_mass,
-        max_cells,
-        compile_kwargs,
-        rng,
-        exact_only if method == "exact" else None,
+        model, statements, tail_mass, max_cells, compile_kwargs, rng, discrete_only
     )
     simulator = ReleaseSimulator(model, stated.truth, rng)
     engine = ReleasePosteriors(model, compile_kwargs=compile_kwargs) if method == "exact" else None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -28,7 +29,22 @@ from .attack_model import (
 from .decision import check_tie_rule, truth_credit
 from .prior_of_event import prior_of_event
 
-__all__ = ["StatedAttack", "decision_credit", "risk_error", "state_attack"]
+__all__ = ["StatedAttack", "Statements", "decision_credit", "risk_error", "state_attack"]
+
+
+class Statements(NamedTuple):
+    """What the data holder states about an attack model (checked by :func:`state_attack`).
+
+    ``truth`` (the true values), ``event`` (what the adversary is after),
+    ``target`` (the latent decided), ``prior_of_truth`` (``None``: computed)
+    and ``tie_rule`` (how a tied decision counts in (3.6)).
+    """
+
+    truth: object
+    event: object
+    target: object
+    prior_of_truth: object
+    tie_rule: str
 
 
 @dataclass(frozen=True)
@@ -55,22 +71,19 @@ class StatedAttack:
 
 def state_attack(
     model,
-    truth,
-    event,
-    target,
-    prior_of_truth,
-    tie_rule,
+    statements: Statements,
     tail_mass,
     max_cells,
     compile_kwargs=None,
     random_seed=None,
     discrete_only: str | None = None,
 ) -> StatedAttack:
-    """Check the statements and find the prior of the event (see :class:`StatedAttack`).
+    """Check the ``statements`` and find the prior of the event (see :class:`StatedAttack`).
 
     ``discrete_only``, when given, refuses a model with continuous latents with
     that advice (a path that enumerates latents).
     """
+    truth, event, target, prior_of_truth, tie_rule = statements
     tie_rule = check_tie_rule(tie_rule)
     if prior_of_truth is not None:
         prior_of_truth = float(prior_of_truth)

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
+from .._output import write_figures
 from ..reports.single_block import rho_sweep
 from ..scenarios import single_block as sb
 from ..scenarios.single_block import SingleBlockCase
@@ -91,16 +92,9 @@ def correct_decision_figure(case: SingleBlockCase, rhos=DEFAULT_RHOS) -> Figure:
 
 def save_figures(case: SingleBlockCase, out_dir) -> list[Path]:
     """Write Figures 1–3 as PNG files into ``out_dir`` (created); return their paths."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     figures = {
         "figure1_posterior_and_risk.png": posterior_figure(case),
         "figure2_marginal_posterior_and_risk.png": marginal_figure(case),
         "figure3_correct_decision.png": correct_decision_figure(case),
     }
-    paths = []
-    for name, figure in figures.items():
-        path = out_dir / name
-        figure.savefig(path, dpi=120)
-        paths.append(path)
-    return paths
+    return write_figures(figures, out_dir, dpi=120)

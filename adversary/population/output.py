@@ -24,6 +24,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 
+from .._output import write_figures
 from .model import PopulationModel
 from .synthetic import BLOCK_SIZE_BINS
 
@@ -114,8 +115,6 @@ def _by_block_size(summary, model) -> Figure:
 
 def save_plots(summary: pd.DataFrame, model: PopulationModel, folder) -> list[Path]:
     """Write the figures (module docstring) into ``folder``; return their paths."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
     figures = {}
     if model.risk_thresholds:
         risk = (model.risk_thresholds[0], model.risk_thresholds[-1])
@@ -131,12 +130,7 @@ def save_plots(summary: pd.DataFrame, model: PopulationModel, folder) -> list[Pa
             (model.decision_thresholds[-1],),
             "persons with P[correct] above",
         )
-    paths = []
-    for name, figure in figures.items():
-        path = folder / name
-        figure.savefig(path, dpi=110)
-        paths.append(path)
-    return paths
+    return write_figures(figures, folder, dpi=110)
 
 
 def summary_json(result, model: PopulationModel, files: dict | None = None) -> dict:

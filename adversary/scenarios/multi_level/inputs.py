@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._validation import as_counts, as_integers, as_positive, last_axis
+from ..._validation import as_counts, as_integers, as_positive, last_axis, nonempty_last_axis
 from ...budget import DEFAULT_PRESET, get_preset
 from ...measures.noise import resolve_many
 from ...noise import noise_variance
@@ -37,12 +37,7 @@ def rhos_2020(levels: int = 6, *, preset: str = DEFAULT_PRESET, query: str = "de
 
 def checked_rhos(rhos) -> np.ndarray:
     """ρ per level as float64 with the levels on the last axis (≥ 1 level, every ρ > 0)."""
-    rhos = as_positive(rhos, "rhos")
-    if rhos.ndim == 0 or rhos.shape[-1] == 0:
-        raise ValueError(
-            f"rhos must hold one ρ per level on its last axis (at least one), got {rhos!r}"
-        )
-    return rhos
+    return nonempty_last_axis(as_positive(rhos, "rhos"), "rhos", "one ρ per level (at least one)")
 
 
 def level_noise(rhos, convention, mechanism, n_levels: int | None = None):
