@@ -16,7 +16,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..._validation import _as_real_array, as_counts, as_integers, scalar_integer
+from ..._validation import _as_real_array, as_counts, as_integers, scalar_integer, scalar_positive
 from ...memory import check_noise_table
 from ..exact_sampling import (
     _MASK64,
@@ -58,6 +58,22 @@ def _as_tail_mass(value, bounded: bool) -> float:
         allowed = "in [0, 1)" if bounded else "strictly between 0 and 1 (the noise is unbounded)"
         raise ValueError(f"tail_mass must lie {allowed}, got {value!r}")
     return mass
+
+
+def _as_scale(value) -> float:
+    """A noise scale ``b``: a positive number at most :data:`MAX_SCALE` (draws are int64)."""
+    scale = scalar_positive(value, "scale")
+    if scale > MAX_SCALE:
+        raise ValueError(f"scale must be at most {MAX_SCALE:g} (draws are int64), got {scale}")
+    return scale
+
+
+def _as_bound(value) -> int:
+    """A bounded mechanism's bound ``E``: an integer in ``[0, MAX_BOUND]``."""
+    bound = scalar_integer(value, "bound", 0)
+    if bound > MAX_BOUND:
+        raise ValueError(f"bound must be at most {MAX_BOUND}, got {bound}")
+    return bound
 
 
 def _as_epsilon(value) -> float:

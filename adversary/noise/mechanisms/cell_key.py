@@ -12,7 +12,7 @@ from scipy import optimize
 
 from ..._validation import as_integers, scalar_integer, scalar_positive
 from ..exact_sampling import _make_bernoulli_exp, _make_sampler
-from .base import MAX_BOUND, _draw, _make_uniform_below, _SymmetricBoundedNoise
+from .base import _as_bound, _draw, _make_uniform_below, _SymmetricBoundedNoise
 
 __all__ = ["CellKeyNoise", "cell_key_max_variance"]
 
@@ -86,14 +86,12 @@ class CellKeyNoise(_SymmetricBoundedNoise):
     citation = "Bach (2020) Sec. 3.2, footnote 15; Giessing (2016); ESS ptable tool"
 
     def __post_init__(self):
-        bound = scalar_integer(self.bound, "bound", 0)
+        bound = _as_bound(self.bound)
         if bound < 1:
             raise ValueError(
                 f"bound must be an integer >= 1 (E = 0 leaves no room for noise), "
                 f"got {self.bound!r}"
             )
-        if bound > MAX_BOUND:
-            raise ValueError(f"bound must be at most {MAX_BOUND}, got {bound}")
         v = scalar_positive(self.target_variance, "target_variance")
         limit = bound * (bound + 1) / 3.0
         if v > limit * (1.0 + 4.0 * np.finfo(float).eps):

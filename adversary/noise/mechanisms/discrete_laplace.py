@@ -10,7 +10,7 @@ from functools import cached_property
 import numpy as np
 
 from ..._validation import as_integers, scalar_integer, scalar_positive
-from .base import MAX_SCALE, TAIL_MARGIN, NoiseMechanism, _as_tail_mass, _draw, _make_laplace_draw
+from .base import TAIL_MARGIN, NoiseMechanism, _as_scale, _as_tail_mass, _draw, _make_laplace_draw
 
 __all__ = ["DiscreteLaplaceNoise"]
 
@@ -41,10 +41,7 @@ class DiscreteLaplaceNoise(NoiseMechanism):
     citation = "Bach (2020) eq. (5); Petti & Flaxman (2020); CKS (2020) Algorithm 2"
 
     def __post_init__(self):
-        scale = scalar_positive(self.scale, "scale")
-        if scale > MAX_SCALE:
-            raise ValueError(f"scale must be at most {MAX_SCALE:g} (draws are int64), got {scale}")
-        object.__setattr__(self, "scale", scale)
+        object.__setattr__(self, "scale", _as_scale(self.scale))
         object.__setattr__(self, "sensitivity", scalar_integer(self.sensitivity, "sensitivity", 1))
 
     @classmethod

@@ -13,8 +13,8 @@ from scipy import optimize
 from ..._validation import as_integers, scalar_integer, scalar_positive
 from ..exact_sampling import _make_bernoulli_exp
 from .base import (
-    MAX_BOUND,
-    MAX_SCALE,
+    _as_bound,
+    _as_scale,
     _draw,
     _make_laplace_draw,
     _make_uniform_below,
@@ -52,14 +52,8 @@ class TruncatedGeometricNoise(_SymmetricBoundedNoise):
     citation = "Bach (2020) Sec. 2.3; Rinott, O'Keefe, Shlomo & Skinner (2018)"
 
     def __post_init__(self):
-        scale = scalar_positive(self.scale, "scale")
-        if scale > MAX_SCALE:
-            raise ValueError(f"scale must be at most {MAX_SCALE:g}, got {scale}")
-        bound = scalar_integer(self.bound, "bound", 0)
-        if bound > MAX_BOUND:
-            raise ValueError(f"bound must be at most {MAX_BOUND}, got {bound}")
-        object.__setattr__(self, "scale", scale)
-        object.__setattr__(self, "bound", bound)
+        object.__setattr__(self, "scale", _as_scale(self.scale))
+        object.__setattr__(self, "bound", _as_bound(self.bound))
         object.__setattr__(self, "sensitivity", scalar_integer(self.sensitivity, "sensitivity", 1))
 
     @classmethod

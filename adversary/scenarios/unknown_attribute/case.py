@@ -15,17 +15,8 @@ from ...measures.protocol import prior_label as prior_label_of
 from ...measures.releases import DEFAULT_TAIL_MASS
 from ...noise import noise_variance
 from ...noise.mechanisms import NoiseMechanism
+from . import inputs
 from .data_holder import marginals
-from .inputs import (
-    cell_noise,
-    checked_category,
-    checked_known,
-    checked_prior,
-    checked_releases,
-    keys_in_order,
-    released_index,
-    released_mask,
-)
 from .pymc_model import model
 from .scores import decision, posterior
 from .sums import DEFAULT_GRID_WIDTH, UnknownAttributeMarginals
@@ -77,7 +68,7 @@ class UnknownAttributeCase(CaseFields):
             raise ValueError(f"categories must name K >= 2 distinct categories, got {categories!r}")
         n = len(names)
         object.__setattr__(self, "categories", names)
-        known = checked_known(self.known_counts, n)
+        known = inputs.checked_known(self.known_counts, n)
         if known.ndim != 1:
             raise ValueError(f"known_counts must be 1-d, one count per category, got {known.shape}")
         object.__setattr__(self, "known_counts", tuple(int(k) for k in known))
@@ -91,8 +82,8 @@ class UnknownAttributeCase(CaseFields):
                         f"priors[{label!r}] must give a probability for each category "
                         f"{names}, got {value!r}"
                     )
-                value = [value[key] for key in keys_in_order(value, names)]
-            vector = checked_prior(value, f"priors[{label!r}]")
+                value = [value[key] for key in inputs.keys_in_order(value, names)]
+            vector = inputs.checked_prior(value, f"priors[{label!r}]")
             if vector.shape != (n,):
                 raise ValueError(
                     f"priors[{label!r}] must hold one probability per category (K = {n}), "
@@ -104,7 +95,7 @@ class UnknownAttributeCase(CaseFields):
             self, "true_category", names[self._index(self.true_category, "true_category")]
         )
         if self.mechanism is not None:
-            cell_noise(self.rho, n, self.convention, self.mechanism)
+            inputs.cell_noise(self.rho, n, self.convention, self.mechanism)
             if not isinstance(self.mechanism, NoiseMechanism):
                 object.__setattr__(self, "mechanism", mechanism_tuple(self.mechanism, n))
         else:
@@ -126,7 +117,7 @@ class UnknownAttributeCase(CaseFields):
                     f"released must be a sequence of categories, got {self.released!r}"
                 )
             index = [self._index(c, "released") for c in self.released]
-            mask = released_mask(index, n)
+            mask = inputs.released_mask(index, n)
             if index != sorted(index):
                 raise ValueError(
                     f"released must list the categories in the order of categories {names} "
@@ -134,7 +125,7 @@ class UnknownAttributeCase(CaseFields):
                 )
             object.__setattr__(self, "released", tuple(names[k] for k in np.flatnonzero(mask)))
         if self.observed_releases is not None:
-            releases = checked_releases(
+            releases = inputs.checked_releases(
                 self.observed_releases, len(self.released_indices), "observed_releases"
             )
             if releases.ndim != 1:
@@ -152,9 +143,9 @@ class UnknownAttributeCase(CaseFields):
                 )
             return self.categories.index(category)
         return (
-            checked_category(category, len(self.categories))
+            inputs.checked_category(category, len(self.categories))
             if name == "true_category"
-            else int(released_index(category, len(self.categories), name))
+            else int(inputs.released_index(category, len(self.categories), name))
         )
 
     @property
