@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from inspect import signature
+
 import numpy as np
 from scipy import special
 
@@ -61,6 +63,7 @@ def log_likelihood_ratio(
 
 
 def _log_odds_of_truth(releases, prior, rhos, known_counts, true_count, convention, mechanism):
+    """The posterior log odds of the truth given the releases, and its prior."""
     prior = as_probability(prior, "prior")
     per_level, known = _level_ratios(releases, rhos, known_counts, convention, mechanism)
     has_c = truth_has_c(known[..., 0], true_count)
@@ -93,20 +96,14 @@ def posterior(
     return special.expit(log_odds)
 
 
-def risk(
-    releases,
-    prior,
-    rhos=None,
-    known_counts=None,
-    true_count=None,
-    convention="paper",
-    *,
-    mechanism=None,
-) -> np.ndarray:
-    """Disclosure risk: the posterior (S1.1) of the truth over its prior, as (3.2)."""
-    log_odds, prior_of_truth = _log_odds_of_truth(
-        releases, prior, rhos, known_counts, true_count, convention, mechanism
-    )
+def risk(*args, **kwargs) -> np.ndarray:
+    """Disclosure risk: the posterior (S1.1) of the truth over its prior, as (3.2).
+
+    Arguments as :func:`posterior`.
+    """
+    arguments = signature(posterior).bind(*args, **kwargs)
+    arguments.apply_defaults()
+    log_odds, prior_of_truth = _log_odds_of_truth(**arguments.arguments)
     return special.expit(log_odds) / prior_of_truth
 
 
