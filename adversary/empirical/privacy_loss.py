@@ -762,33 +762,33 @@ def simulate_neighbouring_outputs(
 # --- Petti & Flaxman's Table SA1 ------------------------------------------------------
 
 #: Table SA1 as printed (authors' response to the referees, Gates Open Research
-#: 3:1722, version 2; Supplementary Methods Appendix, zenodo 3727242):
-#: ε ↦ (mean EPL, 2.5th percentile, 97.5th percentile) over replicates.
-SA1_PRINTED: dict[float, tuple[float, float, float]] = {
-    0.001: (0.0010, 0.0008, 0.0013),
-    0.005: (0.0048, 0.0039, 0.0068),
-    0.01: (0.0099, 0.0076, 0.0130),
-    0.05: (0.0490, 0.0390, 0.0673),
-    0.1: (0.0980, 0.0752, 0.1262),
-    0.15: (0.1475, 0.1181, 0.1941),
-    0.2: (0.1988, 0.1521, 0.2639),
+#: 3:1722, version 2; Supplementary Methods Appendix, zenodo 3727242), and the
+#: archived output of ``008_appendix_calcs.ipynb`` (aflaxman/dp_2020_census,
+#: commit 424dc20), the notebook that computes it: the same summary, rounded to
+#: 4 decimals, for the ε it printed (the rows 0.15–0.25 are elided in the
+#: archived output). ε ↦ (printed, notebook), each (mean EPL, 2.5th percentile,
+#: 97.5th percentile) over replicates, or ``None`` where that source has no row.
+_SA1_SOURCES: dict[float, tuple[tuple | None, tuple | None]] = {
+    0.001: ((0.0010, 0.0008, 0.0013), (0.0010, 0.0008, 0.0011)),
+    0.005: ((0.0048, 0.0039, 0.0068), (0.0045, 0.0037, 0.0053)),
+    0.01: ((0.0099, 0.0076, 0.0130), (0.0092, 0.0082, 0.0112)),
+    0.05: ((0.0490, 0.0390, 0.0673), (0.0477, 0.0388, 0.0561)),
+    0.1: ((0.0980, 0.0752, 0.1262), (0.1015, 0.0823, 0.1368)),
+    0.15: ((0.1475, 0.1181, 0.1941), None),
+    0.2: ((0.1988, 0.1521, 0.2639), None),
+    0.3: (None, (0.2823, 0.2292, 0.3909)),
+    0.35: (None, (0.3326, 0.2769, 0.4564)),
+    0.4: (None, (0.3407, 0.2869, 0.4290)),
+    0.45: (None, (0.3788, 0.3171, 0.4216)),
+    0.5: (None, (0.3786, 0.3376, 0.4182)),
 }
-
-#: The archived output of ``008_appendix_calcs.ipynb`` (aflaxman/dp_2020_census,
-#: commit 424dc20), the notebook that computes Table SA1: the same summary,
-#: rounded to 4 decimals, for the ε it printed (the rows 0.15–0.25 are elided
-#: in the archived output).
+#: Table SA1 as printed: ε ↦ (mean EPL, 2.5th percentile, 97.5th percentile).
+SA1_PRINTED: dict[float, tuple[float, float, float]] = {
+    epsilon: printed for epsilon, (printed, _) in _SA1_SOURCES.items() if printed is not None
+}
+#: The archived notebook output of Table SA1, in the same form.
 SA1_NOTEBOOK: dict[float, tuple[float, float, float]] = {
-    0.001: (0.0010, 0.0008, 0.0011),
-    0.005: (0.0045, 0.0037, 0.0053),
-    0.01: (0.0092, 0.0082, 0.0112),
-    0.05: (0.0477, 0.0388, 0.0561),
-    0.1: (0.1015, 0.0823, 0.1368),
-    0.3: (0.2823, 0.2292, 0.3909),
-    0.35: (0.3326, 0.2769, 0.4564),
-    0.4: (0.3407, 0.2869, 0.4290),
-    0.45: (0.3788, 0.3171, 0.4216),
-    0.5: (0.3786, 0.3376, 0.4182),
+    epsilon: kept for epsilon, (_, kept) in _SA1_SOURCES.items() if kept is not None
 }
 #: ε values of the notebook's loop, in the order their noise was drawn.
 SA1_NOTEBOOK_EPSILONS = (0.001, 0.005, 0.01, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
