@@ -16,7 +16,6 @@ import numpy as np
 from ...measures.decision import competition_credit, tie_tolerance
 from ...noise import discrete_gaussian
 from .sums import (
-    GRID_CURVATURE_BOUND,
     UnknownAttributeMarginals,
     expit_average,
     logsumexp_distribution,
@@ -127,20 +126,11 @@ def gaussian_marginals(
     reach = float(np.max(np.abs(log_prior))) + max(
         float(a[k] * (2.0 * noises[k].cutoff + 1.0)) for k in range(n_categories) if mask[k]
     )
-    post, spread, h, method = posterior_by_method(terms, c, method, grid_width, _gridded_posterior)
-    posterior_bound = 0.5 * GRID_CURVATURE_BOUND * spread + omitted
+    sums = posterior_by_method(terms, c, method, grid_width, _gridded_posterior)
     tolerance = float(tie_tolerance(2.0 * reach))
     correct = _decision_probability(log_prior, a, noises, c, tolerance, tie_rule)
     decision_bound = 0.0 if noises[c] is None else noises[c].omitted
-    return UnknownAttributeMarginals.of_truth(
-        float(prior[c]),
-        float(post),
-        float(posterior_bound),
-        correct_decision_probability=float(correct),
-        decision_error_bound=float(decision_bound),
-        omitted_mass=float(omitted),
-        cutoffs=tuple(noise.cutoff for noise in noises if noise is not None),
-        method=method,
-        grid_width=h,
-        tie_rule=tie_rule,
+    cutoffs = [noise.cutoff for noise in noises if noise is not None]
+    return UnknownAttributeMarginals.from_sums(
+        prior[c], sums, omitted, correct, decision_bound, cutoffs, tie_rule
     )

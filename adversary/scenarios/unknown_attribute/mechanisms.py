@@ -18,7 +18,6 @@ import numpy as np
 from ...measures.decision import competition_credit, tie_tolerance
 from ...measures.noise import log_ratio, noise_table, support_points
 from .sums import (
-    GRID_CURVATURE_BOUND,
     UnknownAttributeMarginals,
     expit_average,
     grid_width_for,
@@ -168,19 +167,9 @@ def mechanism_marginals(
         post, spread, h, method = posterior_by_method(
             terms, c, method, grid_width, _gridded_posterior_with_atoms
         )
-    post += certain
-    posterior_bound = 0.5 * GRID_CURVATURE_BOUND * spread + omitted
     tolerance = float(tie_tolerance(2.0 * reach))
     correct = _decision_probability(terms, c, tolerance, tie_rule) + certain
-    return UnknownAttributeMarginals.of_truth(
-        float(prior[c]),
-        float(post),
-        float(posterior_bound),
-        correct_decision_probability=float(correct),
-        decision_error_bound=float(omitted),
-        omitted_mass=float(omitted),
-        cutoffs=tuple(cell.cutoff for cell in cells if cell is not None),
-        method=method,
-        grid_width=h,
-        tie_rule=tie_rule,
+    cutoffs = [cell.cutoff for cell in cells if cell is not None]
+    return UnknownAttributeMarginals.from_sums(
+        prior[c], (post + certain, spread, h, method), omitted, correct, omitted, cutoffs, tie_rule
     )

@@ -80,6 +80,30 @@ class UnknownAttributeMarginals(BoundedMarginals):
     grid_width: float | None
     tie_rule: str
 
+    @classmethod
+    def from_sums(
+        cls, prior_of_truth, sums, omitted, correct, decision_bound, cutoffs, tie_rule
+    ) -> UnknownAttributeMarginals:
+        """The measures from the truth's prior, ``sums`` and the decision's (3.6) and bound.
+
+        ``sums`` is ``(posterior, spread, h, method)`` of :func:`posterior_by_method`;
+        the posterior's bound is the grid's curvature term ``(M/2)·spread`` plus
+        the ``omitted`` release mass.
+        """
+        posterior, spread, h, method = sums
+        return cls.of_truth(
+            float(prior_of_truth),
+            float(posterior),
+            float(0.5 * GRID_CURVATURE_BOUND * spread + omitted),
+            correct_decision_probability=float(correct),
+            decision_error_bound=float(decision_bound),
+            omitted_mass=float(omitted),
+            cutoffs=tuple(cutoffs),
+            method=method,
+            grid_width=h,
+            tie_rule=tie_rule,
+        )
+
 
 def enumerated_posterior(terms, c) -> float:
     """``Σ P[z] · softmax_c`` over the joint grid of every released cell's noise (exact)."""
