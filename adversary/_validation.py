@@ -130,3 +130,18 @@ def scalar_integer(value, name: str, minimum: int) -> int:
     if int(array) < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(array)
+
+
+def as_member(choices, value, name: str, spelling=str.lower):
+    """``value`` as a member of the string enumeration ``choices``.
+
+    A member is returned as it is; anything else is read as ``spelling(str(value))``
+    and must be one of the members' values (the error lists them).
+    """
+    if isinstance(value, choices):
+        return value
+    try:
+        return choices(spelling(str(value)))
+    except ValueError:
+        known = ", ".join(repr(member.value) for member in choices)
+        raise ValueError(f"{name} must be one of {known}, got {value!r}") from None

@@ -48,7 +48,7 @@ from enum import StrEnum
 
 import numpy as np
 
-from ._validation import as_nonnegative, as_positive, as_probability, scalar_or_array
+from ._validation import as_member, as_nonnegative, as_positive, as_probability, scalar_or_array
 
 __all__ = [
     "Conversion",
@@ -79,13 +79,7 @@ class Conversion(StrEnum):
 
 def as_conversion(value, name: str = "conversion") -> Conversion:
     """Parse a conversion name: ``"cks"`` or ``"bun-steinke"`` (also ``bun_steinke``)."""
-    if isinstance(value, Conversion):
-        return value
-    try:
-        return Conversion(str(value).lower().replace("_", "-"))
-    except ValueError:
-        known = ", ".join(repr(c.value) for c in Conversion)
-        raise ValueError(f"{name} must be one of {known}, got {value!r}") from None
+    return as_member(Conversion, value, name, lambda text: text.lower().replace("_", "-"))
 
 
 def _bisect_increasing(f, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

@@ -72,6 +72,15 @@ def _key(value) -> str:
     return str(value).strip().lower().replace("-", "_").replace(" ", "_")
 
 
+def _index_of(key, keys: tuple[str, ...], name: str) -> int:
+    """Position of ``key`` (any case) among ``keys``; else an error naming ``name`` and the keys."""
+    try:
+        return keys.index(_key(key))
+    except ValueError:
+        known = ", ".join(repr(k) for k in keys)
+        raise ValueError(f"{name} must be one of {known}, got {key!r}") from None
+
+
 @dataclass(frozen=True)
 class BudgetRow:
     """One line of :meth:`BudgetAllocation.table`.
@@ -148,18 +157,10 @@ class BudgetAllocation:
     # --- lookups -------------------------------------------------------------
 
     def _level_index(self, level) -> int:
-        try:
-            return self.levels.index(_key(level))
-        except ValueError:
-            known = ", ".join(repr(k) for k in self.levels)
-            raise ValueError(f"level must be one of {known}, got {level!r}") from None
+        return _index_of(level, self.levels, "level")
 
     def _query_index(self, query) -> int:
-        try:
-            return self.queries.index(_key(query))
-        except ValueError:
-            known = ", ".join(repr(k) for k in self.queries)
-            raise ValueError(f"query must be one of {known}, got {query!r}") from None
+        return _index_of(query, self.queries, "query")
 
     def level_label(self, level) -> str:
         """Display label of ``level``."""

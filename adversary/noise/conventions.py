@@ -20,7 +20,7 @@ from enum import StrEnum
 
 import numpy as np
 
-from .._validation import as_positive
+from .._validation import as_member, as_positive
 
 __all__ = ["NoiseConvention", "as_convention", "noise_variance"]
 
@@ -45,13 +45,7 @@ class NoiseConvention(StrEnum):
 
 def as_convention(value, name: str = "convention") -> NoiseConvention:
     """Parse a convention name (``"paper"`` or ``"das"``), raising on anything else."""
-    if isinstance(value, NoiseConvention):
-        return value
-    try:
-        return NoiseConvention(str(value).lower())
-    except ValueError:
-        known = ", ".join(repr(c.value) for c in NoiseConvention)
-        raise ValueError(f"{name} must be one of {known}, got {value!r}") from None
+    return as_member(NoiseConvention, value, name)
 
 
 def noise_variance(rho, convention: str | NoiseConvention = "paper") -> np.ndarray:

@@ -138,6 +138,36 @@ def _make_laplace_draw(scale: Fraction, next_word):
     return draw
 
 
+def _make_truncated_draw(bound: int, next_word, cost, denominator: int, uniform, unbounded):
+    """An exact draw of the noise ``∝ exp(-cost(z)/denominator)`` on ``{-E, …, E}``.
+
+    With ``uniform`` (the right choice when the weights stay above about
+    ``e^{-1}``), a uniform proposal on ``{-E, …, E}`` kept with probability
+    ``exp(-cost(u)/denominator)`` (CKS's exact Bernoulli); else draws of
+    ``unbounded(next_word)`` (the untruncated noise) kept when within ``E``.
+    """
+    if uniform:
+        bernoulli_exp, _ = _make_bernoulli_exp(next_word)
+        uniform_below = _make_uniform_below(2 * bound + 1, next_word)
+
+        def draw():
+            while True:
+                u = uniform_below() - bound
+                if bernoulli_exp(cost(u), denominator):
+                    return u
+
+        return draw
+    untruncated = unbounded(next_word)
+
+    def draw_truncated():
+        while True:
+            z = untruncated()
+            if -bound <= z <= bound:
+                return z
+
+    return draw_truncated
+
+
 def _draw(make_draw, size, rng):
     """Call ``make_draw(next_word)()`` ``size`` times on 64-bit words drawn from ``rng``."""
     shape = _as_size(size)
@@ -172,9 +202,12 @@ class NoiseMechanism(ABC):
         """Human-readable name with the parameters, for legends and coordinates."""
 
     @property
-    @abstractmethod
     def support(self) -> tuple[int | None, int | None]:
-        """``(lowest, highest)`` value ``Z`` can take; ``None`` on an unbounded side."""
+        """``(lowest, highest)`` value ``Z`` can take; ``None`` on an unbounded side.
+
+        Unbounded on both sides unless a mechanism says otherwise.
+        """
+        return (None, None)
 
     @property
     def bounded(self) -> bool:

@@ -11,8 +11,8 @@ import numpy as np
 from scipy import optimize
 
 from ..._validation import as_integers, scalar_integer, scalar_positive
-from ..exact_sampling import _make_bernoulli_exp, _make_sampler
-from .base import _as_bound, _draw, _make_uniform_below, _SymmetricBoundedNoise
+from ..exact_sampling import _make_sampler
+from .base import _as_bound, _draw, _make_truncated_draw, _SymmetricBoundedNoise
 
 __all__ = ["CellKeyNoise", "cell_key_max_variance"]
 
@@ -142,25 +142,15 @@ class CellKeyNoise(_SymmetricBoundedNoise):
         a, c = mu.numerator, mu.denominator
 
         def make(next_word):
-            if a * bound * bound <= c:  # μE² ≤ 1: uniform proposal, kept with prob e^{-μu²}
-                bernoulli_exp, _ = _make_bernoulli_exp(next_word)
-                uniform = _make_uniform_below(2 * bound + 1, next_word)
-
-                def draw():
-                    while True:
-                        u = uniform() - bound
-                        if bernoulli_exp(a * u * u, c):
-                            return u
-
-                return draw
-            gaussian = _make_sampler(Fraction(c, 2 * a), next_word)
-
-            def draw_truncated():
-                while True:
-                    z = gaussian()
-                    if -bound <= z <= bound:
-                        return z
-
-            return draw_truncated
+            # μE² ≤ 1: a uniform proposal kept with probability e^{-μu²}; else the
+            # discrete Gaussian DG(0, c/(2a)) kept within E.
+            return _make_truncated_draw(
+                bound,
+                next_word,
+                lambda u: a * u * u,
+                c,
+                a * bound * bound <= c,
+                lambda words: _make_sampler(Fraction(c, 2 * a), words),
+            )
 
         return _draw(make, size, rng)

@@ -78,10 +78,6 @@ class DiscreteGaussianNoise(NoiseMechanism):
         return f"discrete Gaussian (sigma2={self.sigma2:.6g})"
 
     @property
-    def support(self):
-        return (None, None)
-
-    @property
     def variance(self) -> float:
         return float(_dg.variance(self.sigma2))
 

@@ -67,10 +67,6 @@ class DiscreteLaplaceNoise(NoiseMechanism):
     def label(self) -> str:
         return f"discrete Laplace (scale={self.scale:.6g})"
 
-    @property
-    def support(self):
-        return (None, None)
-
     @cached_property
     def _q(self) -> float:
         return math.exp(-1.0 / self.scale)

@@ -11,13 +11,12 @@ import numpy as np
 from scipy import optimize
 
 from ..._validation import as_integers, scalar_integer, scalar_positive
-from ..exact_sampling import _make_bernoulli_exp
 from .base import (
     _as_bound,
     _as_scale,
     _draw,
     _make_laplace_draw,
-    _make_uniform_below,
+    _make_truncated_draw,
     _SymmetricBoundedNoise,
 )
 
@@ -111,26 +110,16 @@ class TruncatedGeometricNoise(_SymmetricBoundedNoise):
         t, s = scale.numerator, scale.denominator
 
         def make(next_word):
-            if bound * s <= t:  # E ≤ b: uniform proposal, kept with probability e^{-|u| s/t}
-                bernoulli_exp, _ = _make_bernoulli_exp(next_word)
-                uniform = _make_uniform_below(2 * bound + 1, next_word)
-
-                def draw():
-                    while True:
-                        u = uniform() - bound
-                        if bernoulli_exp(abs(u) * s, t):
-                            return u
-
-                return draw
-            laplace = _make_laplace_draw(scale, next_word)
-
-            def draw_truncated():
-                while True:
-                    y = laplace()
-                    if -bound <= y <= bound:
-                        return y
-
-            return draw_truncated
+            # E ≤ b: a uniform proposal kept with probability e^{-|u| s/t}; else the
+            # discrete Laplace kept within E.
+            return _make_truncated_draw(
+                bound,
+                next_word,
+                lambda u: abs(u) * s,
+                t,
+                bound * s <= t,
+                lambda words: _make_laplace_draw(scale, words),
+            )
 
         return _draw(make, size, rng)
 
