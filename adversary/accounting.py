@@ -72,9 +72,13 @@ class Conversion(StrEnum):
 
     @property
     def citation(self) -> str:
-        if self is Conversion.BUN_STEINKE:
-            return "Bun & Steinke (2016), Prop. 1.3: eps = rho + 2 sqrt(rho log(1/delta))"
-        return "Canonne, Kamath & Steinke (2020), Cor. 13 (optimised over the Renyi order)"
+        return _CITATIONS[self]
+
+
+_CITATIONS = {
+    Conversion.BUN_STEINKE: "Bun & Steinke (2016), Prop. 1.3: eps = rho + 2 sqrt(rho log(1/delta))",
+    Conversion.CKS: "Canonne, Kamath & Steinke (2020), Cor. 13 (optimised over the Renyi order)",
+}
 
 
 def as_conversion(value, name: str = "conversion") -> Conversion:

@@ -455,3 +455,17 @@ class _SymmetricBoundedNoise(_FiniteSupportNoise):
     @cached_property
     def _log_normaliser(self) -> float:
         return _symmetric_log_normaliser(self._log_weights)
+
+    @abstractmethod
+    def _exact_draw_parts(self) -> tuple:
+        """``(cost, denominator, uniform, unbounded)`` of :func:`_make_truncated_draw`."""
+
+    def sample(self, size=None, rng=None):
+        cost, denominator, uniform, unbounded = self._exact_draw_parts()
+
+        def make(next_word):
+            return _make_truncated_draw(
+                self.bound, next_word, cost, denominator, uniform, unbounded
+            )
+
+        return _draw(make, size, rng)

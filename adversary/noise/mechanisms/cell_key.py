@@ -12,7 +12,7 @@ from scipy import optimize
 
 from ..._validation import as_integers, scalar_integer, scalar_positive
 from ..exact_sampling import _make_sampler
-from .base import _as_bound, _draw, _make_truncated_draw, _SymmetricBoundedNoise
+from .base import _as_bound, _SymmetricBoundedNoise
 
 __all__ = ["CellKeyNoise", "cell_key_max_variance"]
 
@@ -137,20 +137,15 @@ class CellKeyNoise(_SymmetricBoundedNoise):
         zf = np.where(inside, z, 0).astype(np.float64)
         return np.where(inside, -self.multiplier * zf * zf - self._log_normaliser, -np.inf)
 
-    def sample(self, size=None, rng=None):
-        mu, bound = Fraction(self.multiplier), self.bound
+    def _exact_draw_parts(self):
+        # μE² ≤ 1: a uniform proposal kept with probability e^{-μu²}; else the discrete
+        # Gaussian DG(0, c/(2a)) kept within E.
+        mu = Fraction(self.multiplier)
         a, c = mu.numerator, mu.denominator
-
-        def make(next_word):
-            # μE² ≤ 1: a uniform proposal kept with probability e^{-μu²}; else the
-            # discrete Gaussian DG(0, c/(2a)) kept within E.
-            return _make_truncated_draw(
-                bound,
-                next_word,
-                lambda u: a * u * u,
-                c,
-                a * bound * bound <= c,
-                lambda words: _make_sampler(Fraction(c, 2 * a), words),
-            )
-
-        return _draw(make, size, rng)
+        uniform = a * self.bound * self.bound <= c  # always when μ = 0 (a = 0)
+        return (
+            (lambda u: a * u * u),
+            c,
+            uniform,
+            lambda words: _make_sampler(Fraction(c, 2 * a), words),
+        )

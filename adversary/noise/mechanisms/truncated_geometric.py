@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -14,9 +15,7 @@ from ..._validation import as_integers, scalar_integer, scalar_positive
 from .base import (
     _as_bound,
     _as_scale,
-    _draw,
     _make_laplace_draw,
-    _make_truncated_draw,
     _SymmetricBoundedNoise,
 )
 
@@ -105,23 +104,13 @@ class TruncatedGeometricNoise(_SymmetricBoundedNoise):
             value = -(np.abs(z).astype(np.float64) / self.scale) - self._log_normaliser
         return np.where(inside, value, -np.inf)
 
-    def sample(self, size=None, rng=None):
-        scale, bound = Fraction(self.scale), self.bound
+    def _exact_draw_parts(self):
+        # E ≤ b: a uniform proposal kept with probability e^{-|u| s/t}; else the discrete
+        # Laplace kept within E.
+        scale = Fraction(self.scale)
         t, s = scale.numerator, scale.denominator
-
-        def make(next_word):
-            # E ≤ b: a uniform proposal kept with probability e^{-|u| s/t}; else the
-            # discrete Laplace kept within E.
-            return _make_truncated_draw(
-                bound,
-                next_word,
-                lambda u: abs(u) * s,
-                t,
-                bound * s <= t,
-                lambda words: _make_laplace_draw(scale, words),
-            )
-
-        return _draw(make, size, rng)
+        laplace = functools.partial(_make_laplace_draw, scale)
+        return (lambda u: abs(u) * s), t, self.bound * s <= t, laplace
 
     def epsilon_delta(self) -> tuple[float, float]:
         """``(ε, δ) = (Δ/b, P[Z > E - Δ])``: the guarantee, δ the smallest for that ε."""
