@@ -12,6 +12,7 @@ import numpy as np
 import pytensor.tensor as pt
 from pymc.distributions.distribution import Discrete
 from pytensor.graph.basic import Variable
+from pytensor.tensor.random.op import RandomVariable
 
 from .._validation import as_integers, as_positive, as_probability
 from ..noise.conventions import as_convention, noise_variance
@@ -22,6 +23,7 @@ __all__ = [
     "as_probability_param",
     "as_variance_param",
     "checked_observed",
+    "integer_rv",
     "is_symbolic",
     "resolve_sigma2",
 ]
@@ -94,3 +96,30 @@ class IntegerDiscrete(Discrete):
     def __new__(cls, name, *args, observed=None, **kwargs):
         checked_observed(observed, name)
         return super().__new__(cls, name, *args, observed=observed, **kwargs)
+
+
+def integer_rv(signature: str, print_name: tuple[str, str]):
+    """Decorator: a draw function ``name(rng, *params, size)`` becomes the int64 op ``name``.
+
+    The op's class is ``<print_name[0]>RV`` of the function's module: bind it
+    there under that name (``FooRV = type(foo)``) so that it pickles by
+    reference (to sampling processes) and the numba and support dispatches
+    can register it.
+    """
+
+    def op_of(draw):
+        op_type = type(
+            f"{print_name[0]}RV",
+            (RandomVariable,),
+            {
+                "__module__": draw.__module__,
+                "name": draw.__name__,
+                "signature": signature,
+                "dtype": "int64",
+                "_print_name": print_name,
+                "rng_fn": classmethod(lambda cls, rng, *args: draw(rng, *args)),
+            },
+        )
+        return op_type()
+
+    return op_of

@@ -16,10 +16,9 @@ import numpy as np
 import pytensor.tensor as pt
 from pymc.distributions.dist_math import check_parameters
 from pymc.distributions.shape_utils import rv_size_is_none
-from pytensor.tensor.random.op import RandomVariable
 
 from ..noise import discrete_gaussian as _dg
-from ._params import IntegerDiscrete, as_integer_param, is_symbolic, resolve_sigma2
+from ._params import IntegerDiscrete, as_integer_param, integer_rv, is_symbolic, resolve_sigma2
 
 __all__ = ["DiscreteGaussian", "DiscreteGaussianRV", "discrete_gaussian", "log_normaliser"]
 
@@ -61,34 +60,27 @@ def _layer1_sampler():
     return sample
 
 
-class DiscreteGaussianRV(RandomVariable):
+@integer_rv("(),()->()", ("DiscreteGaussian", "\\operatorname{DG}"))
+def discrete_gaussian(rng, mu, sigma2, size):
     """``mu + DG(0, σ²)`` drawn with the exact Canonne–Kamath–Steinke sampler (int64)."""
-
-    name = "discrete_gaussian"
-    signature = "(),()->()"
-    dtype = "int64"
-    _print_name = ("DiscreteGaussian", "\\operatorname{DG}")
-
-    @classmethod
-    def rng_fn(cls, rng, mu, sigma2, size):
-        sample = _layer1_sampler()
-        mu = np.asarray(mu)
-        sigma2 = np.asarray(sigma2, dtype=np.float64)
-        shape = tuple(size) if size is not None else np.broadcast_shapes(mu.shape, sigma2.shape)
-        if np.issubdtype(mu.dtype, np.floating):
-            if np.any(mu != np.round(mu)):
-                raise ValueError(f"mu must be integer-valued to draw a discrete Gaussian, got {mu}")
-            mu = np.round(mu)
-        mu = np.broadcast_to(mu.astype(np.int64), shape)
-        sigma2 = np.broadcast_to(sigma2, shape)
-        noise = np.empty(shape, dtype=np.int64)
-        for s2 in np.unique(sigma2):
-            at = sigma2 == s2
-            noise[at] = np.asarray(sample(float(s2), size=int(at.sum()), rng=rng), dtype=np.int64)
-        return mu + noise
+    sample = _layer1_sampler()
+    mu = np.asarray(mu)
+    sigma2 = np.asarray(sigma2, dtype=np.float64)
+    shape = tuple(size) if size is not None else np.broadcast_shapes(mu.shape, sigma2.shape)
+    if np.issubdtype(mu.dtype, np.floating):
+        if np.any(mu != np.round(mu)):
+            raise ValueError(f"mu must be integer-valued to draw a discrete Gaussian, got {mu}")
+        mu = np.round(mu)
+    mu = np.broadcast_to(mu.astype(np.int64), shape)
+    sigma2 = np.broadcast_to(sigma2, shape)
+    noise = np.empty(shape, dtype=np.int64)
+    for s2 in np.unique(sigma2):
+        at = sigma2 == s2
+        noise[at] = np.asarray(sample(float(s2), size=int(at.sum()), rng=rng), dtype=np.int64)
+    return mu + noise
 
 
-discrete_gaussian = DiscreteGaussianRV()
+DiscreteGaussianRV = type(discrete_gaussian)
 
 
 class DiscreteGaussian(IntegerDiscrete):

@@ -27,10 +27,15 @@ from collections.abc import Mapping
 import numpy as np
 import pytensor.tensor as pt
 from pymc.distributions.shape_utils import rv_size_is_none
-from pytensor.tensor.random.op import RandomVariable
 
 from .._validation import as_integers
-from ._params import IntegerDiscrete, as_integer_param, as_probability_param, is_symbolic
+from ._params import (
+    IntegerDiscrete,
+    as_integer_param,
+    as_probability_param,
+    integer_rv,
+    is_symbolic,
+)
 
 __all__ = [
     "BernoulliCount",
@@ -56,6 +61,11 @@ def _fill(point, size):
     return point if rv_size_is_none(size) else pt.broadcast_to(point, size)
 
 
+def _at_first_parameter(rv, size, first, *rest):
+    """A support point at the first parameter (a lower bound, or the value of a point mass)."""
+    return _fill(first, size)
+
+
 def _shape(size, *params):
     if size is not None:
         return tuple(size)
@@ -65,19 +75,13 @@ def _shape(size, *params):
 # --- Bernoulli target prior --------------------------------------------------------------
 
 
-class BernoulliCountRV(RandomVariable):
-    name = "bernoulli_count"
-    signature = "(),()->()"
-    dtype = "int64"
-    _print_name = ("BernoulliCount", "\\operatorname{BernoulliCount}")
-
-    @classmethod
-    def rng_fn(cls, rng, known, p, size):
-        shape = _shape(size, known, p)
-        return np.broadcast_to(known, shape) + (rng.random(shape) < p).astype(np.int64)
+@integer_rv("(),()->()", ("BernoulliCount", "\\operatorname{BernoulliCount}"))
+def bernoulli_count(rng, known, p, size):
+    shape = _shape(size, known, p)
+    return np.broadcast_to(known, shape) + (rng.random(shape) < p).astype(np.int64)
 
 
-bernoulli_count = BernoulliCountRV()
+BernoulliCountRV = type(bernoulli_count)
 
 
 class BernoulliCount(IntegerDiscrete):
@@ -118,22 +122,16 @@ class BernoulliCount(IntegerDiscrete):
 # --- Improper uniform on {lower, lower + 1, ...} -----------------------------------------
 
 
-class ImproperUniformRV(RandomVariable):
-    name = "improper_uniform"
-    signature = "()->()"
-    dtype = "int64"
-    _print_name = ("ImproperUniform", "\\operatorname{Uniform}\\{k, k+1, \\ldots\\}")
-
-    @classmethod
-    def rng_fn(cls, rng, lower, size):
-        raise ImproperDistributionError(
-            "ImproperUniform has infinite total mass and cannot be sampled: prior (and prior "
-            "predictive) draws need a proper prior such as BoundedUniform. Posterior sampling "
-            "(adversary.inference.sample) and enumeration do not draw from the prior."
-        )
+@integer_rv("()->()", ("ImproperUniform", "\\operatorname{Uniform}\\{k, k+1, \\ldots\\}"))
+def improper_uniform(rng, lower, size):
+    raise ImproperDistributionError(
+        "ImproperUniform has infinite total mass and cannot be sampled: prior (and prior "
+        "predictive) draws need a proper prior such as BoundedUniform. Posterior sampling "
+        "(adversary.inference.sample) and enumeration do not draw from the prior."
+    )
 
 
-improper_uniform = ImproperUniformRV()
+ImproperUniformRV = type(improper_uniform)
 
 
 class ImproperUniform(IntegerDiscrete):
@@ -157,8 +155,7 @@ class ImproperUniform(IntegerDiscrete):
     def dist(cls, lower=0, **kwargs):
         return super().dist([as_integer_param(lower, "lower")], **kwargs)
 
-    def support_point(rv, size, lower):
-        return _fill(lower, size)
+    support_point = _at_first_parameter
 
     def logp(value, lower):
         return pt.switch(pt.ge(value, lower), _ZERO, _NEG_INF)
@@ -167,20 +164,14 @@ class ImproperUniform(IntegerDiscrete):
 # --- Bounded uniform on {lower, ..., upper} ----------------------------------------------
 
 
-class BoundedUniformRV(RandomVariable):
-    name = "bounded_uniform"
-    signature = "(),()->()"
-    dtype = "int64"
-    _print_name = ("BoundedUniform", "\\operatorname{Uniform}\\{l, \\ldots, u\\}")
-
-    @classmethod
-    def rng_fn(cls, rng, lower, upper, size):
-        if np.any(np.asarray(lower) > np.asarray(upper)):
-            raise ValueError(f"BoundedUniform needs lower <= upper, got {lower} and {upper}")
-        return rng.integers(lower, np.asarray(upper) + 1, size=size, dtype=np.int64)
+@integer_rv("(),()->()", ("BoundedUniform", "\\operatorname{Uniform}\\{l, \\ldots, u\\}"))
+def bounded_uniform(rng, lower, upper, size):
+    if np.any(np.asarray(lower) > np.asarray(upper)):
+        raise ValueError(f"BoundedUniform needs lower <= upper, got {lower} and {upper}")
+    return rng.integers(lower, np.asarray(upper) + 1, size=size, dtype=np.int64)
 
 
-bounded_uniform = BoundedUniformRV()
+BoundedUniformRV = type(bounded_uniform)
 
 
 class BoundedUniform(IntegerDiscrete):
@@ -203,8 +194,7 @@ class BoundedUniform(IntegerDiscrete):
             [as_integer_param(lower, "lower"), as_integer_param(upper, "upper")], **kwargs
         )
 
-    def support_point(rv, size, lower, upper):
-        return _fill(lower, size)
+    support_point = _at_first_parameter
 
     def logp(value, lower, upper):
         size = pt.cast(upper - lower + 1, "float64")
@@ -215,18 +205,12 @@ class BoundedUniform(IntegerDiscrete):
 # --- Point mass --------------------------------------------------------------------------
 
 
-class PointMassRV(RandomVariable):
-    name = "point_mass"
-    signature = "()->()"
-    dtype = "int64"
-    _print_name = ("PointMass", "\\delta")
-
-    @classmethod
-    def rng_fn(cls, rng, value, size):
-        return np.array(np.broadcast_to(value, _shape(size, value)), dtype=np.int64)
+@integer_rv("()->()", ("PointMass", "\\delta"))
+def point_mass(rng, value, size):
+    return np.array(np.broadcast_to(value, _shape(size, value)), dtype=np.int64)
 
 
-point_mass = PointMassRV()
+PointMassRV = type(point_mass)
 
 
 class PointMass(IntegerDiscrete):
@@ -238,8 +222,7 @@ class PointMass(IntegerDiscrete):
     def dist(cls, value, **kwargs):
         return super().dist([as_integer_param(value, "value")], **kwargs)
 
-    def support_point(rv, size, value):
-        return _fill(value, size)
+    support_point = _at_first_parameter
 
     def logp(value, at):
         return pt.switch(pt.eq(value, at), _ZERO, _NEG_INF)
@@ -248,29 +231,23 @@ class PointMass(IntegerDiscrete):
 # --- Any pmf on a finite set of integers --------------------------------------------------
 
 
-class FinitePmfRV(RandomVariable):
-    name = "finite_pmf"
-    signature = "(n),(n)->()"
-    dtype = "int64"
-    _print_name = ("FinitePmf", "\\operatorname{Pmf}")
-
-    @classmethod
-    def rng_fn(cls, rng, support, log_probs, size):
-        support, log_probs = np.asarray(support), np.asarray(log_probs)
-        n = support.shape[-1]
-        shape = (
-            tuple(size)
-            if size is not None
-            else np.broadcast_shapes(support.shape[:-1], log_probs.shape[:-1])
-        )
-        support = np.broadcast_to(support, (*shape, n))
-        cdf = np.cumsum(np.exp(np.broadcast_to(log_probs, (*shape, n))), axis=-1)
-        u = rng.random(shape) * cdf[..., -1]
-        index = np.minimum((u[..., None] >= cdf).sum(axis=-1), n - 1)
-        return np.take_along_axis(support, index[..., None], axis=-1)[..., 0]
+@integer_rv("(n),(n)->()", ("FinitePmf", "\\operatorname{Pmf}"))
+def finite_pmf(rng, support, log_probs, size):
+    support, log_probs = np.asarray(support), np.asarray(log_probs)
+    n = support.shape[-1]
+    shape = (
+        tuple(size)
+        if size is not None
+        else np.broadcast_shapes(support.shape[:-1], log_probs.shape[:-1])
+    )
+    support = np.broadcast_to(support, (*shape, n))
+    cdf = np.cumsum(np.exp(np.broadcast_to(log_probs, (*shape, n))), axis=-1)
+    u = rng.random(shape) * cdf[..., -1]
+    index = np.minimum((u[..., None] >= cdf).sum(axis=-1), n - 1)
+    return np.take_along_axis(support, index[..., None], axis=-1)[..., 0]
 
 
-finite_pmf = FinitePmfRV()
+FinitePmfRV = type(finite_pmf)
 
 
 def _validated_pmf(support, probs):
