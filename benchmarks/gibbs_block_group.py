@@ -39,20 +39,27 @@ import json
 import logging
 import math
 import os
-import platform
 import sys
 import time
 import warnings
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 _ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("PYTENSOR_FLAGS", f"base_compiledir={_ROOT / 'build' / 'pytensor'}")
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the shared _gibbs module, when imported
 
-import arviz as az  # noqa: E402
 import numpy as np  # noqa: E402
 import pymc as pm  # noqa: E402
-import xarray as xr  # noqa: E402
+from _gibbs import (  # noqa: E402
+    Estimand,
+    add_ratios,
+    environment,
+    report_lines,
+    run_samplers,
+    summarise,
+    timed_pymc_chain,
+)
 
 from adversary import inference  # noqa: E402
 from adversary.model_files import load_case  # noqa: E402
@@ -78,19 +85,6 @@ class Exact:
     omitted_mass: float
 
 
-@dataclass
-class Run:
-    """One sampler's draws (arrays of shape (chain, draw)) and its timings in seconds."""
-
-    name: str
-    x1: np.ndarray
-    x2: np.ndarray
-    sampling_s: float  # sampling loops (tuning + draws), summed over chains
-    setup_s: float  # everything else in the timed calls, summed over chains
-    warmup_s: float = 0.0  # the first, short call in this process (JIT compilation)
-    steps: list = field(default_factory=list)
-
-
 def exact_reference(case) -> Exact:
     """Posterior of ``X1`` and ``X2`` by enumeration of (S3.4)."""
     joint = case.posterior()
@@ -105,27 +99,11 @@ def exact_reference(case) -> Exact:
     )
 
 
-def _draws(tree, name) -> np.ndarray:
-    return np.asarray(tree["posterior"][name].transpose("chain", "draw").values)[0]
-
-
 def _pymc_chain(sample, case, tune, draws, seed):
     """One chain by ``sample`` (a ``pm.sample``-like function): draws, loop time, other time."""
-    model = case.model()
-    start = time.perf_counter()
-    with model:
-        tree = sample(
-            draws=draws,
-            tune=tune,
-            chains=1,
-            cores=1,
-            random_seed=seed,
-            progressbar=False,
-            compute_convergence_checks=False,
-        )
-    wall = time.perf_counter() - start
-    sampling = float(tree["sample_stats"].attrs["sampling_time"])
-    return _draws(tree, "X1"), _draws(tree, "X2"), sampling, wall - sampling
+    posterior, sampling, setup = timed_pymc_chain(sample, case.model(), tune, draws, seed)
+    values = {"x1": (posterior["X1"].values == case.known_count + 1), "x2": posterior["X2"].values}
+    return values, sampling, setup
 
 
 def ours_chain(case, tune, draws, seed):
@@ -219,7 +197,7 @@ def numpy_chain(case, tune, draws, seed):
     start = time.perf_counter()
     states = numpy_gibbs_chain(params, tune + draws, np.random.default_rng(seed))[tune:]
     sampling = time.perf_counter() - start
-    return states[:, 0], states[:, 1], sampling, setup
+    return {"x1": states[:, 0] == case.known_count + 1, "x2": states[:, 1]}, sampling, setup
 
 
 CHAIN_RUNNERS = {"ours": ours_chain, "pymc": pymc_chain, "numpy": numpy_chain}
@@ -230,84 +208,12 @@ STEP_NAMES = {
 }
 
 
-def run_samplers(case, chains, tune, draws, seed, samplers=SAMPLERS, warmup=True) -> list[Run]:
-    """Every sampler's chains, interleaved (chain 0 of each, then chain 1 of each, …).
-
-    Interleaving spreads any load from other processes over all samplers alike.
-    Chain ``c`` of every sampler uses seed ``seed + c``. Before the timed
-    chains, each sampler runs one short chain (``WARMUP``) whose wall-clock
-    time — mostly JIT compilation on a cold start — is reported as ``warmup_s``.
-    """
-    warm = dict.fromkeys(samplers, 0.0)
-    if warmup:
-        for name in samplers:
-            start = time.perf_counter()
-            CHAIN_RUNNERS[name](case, WARMUP["tune"], WARMUP["draws"], seed)
-            warm[name] = time.perf_counter() - start
-    parts = {name: [] for name in samplers}
-    for chain in range(chains):
-        for name in samplers:
-            parts[name].append(CHAIN_RUNNERS[name](case, tune, draws, seed + chain))
-    runs = []
-    for name in samplers:
-        x1, x2, sampling, setup = zip(*parts[name], strict=True)
-        runs.append(
-            Run(
-                name,
-                np.stack(x1),
-                np.stack(x2),
-                float(sum(sampling)),
-                float(sum(setup)),
-                warm[name],
-                STEP_NAMES[name](case),
-            )
-        )
-    return runs
-
-
-def _ess(values: np.ndarray) -> float:
-    data = xr.DataArray(values.astype(np.float64), dims=("chain", "draw"))
-    return float(az.ess(data, method="mean"))
-
-
-def summarise(run: Run, exact: Exact, known: int, tune: int) -> dict:
-    """ESS, ESS per second and the estimates' error against the exact posterior, for one run."""
-    indicator = (run.x1 == known + 1).astype(np.float64)
-    row = {
-        "sampler": run.name,
-        "steps": run.steps,
-        "chains": int(run.x1.shape[0]),
-        "draws": int(run.x1.shape[1]),
-        "sampling_s": run.sampling_s,
-        "setup_s": run.setup_s,
-        "warmup_s": run.warmup_s,
-        "us_per_sweep": 1e6 * run.sampling_s / (run.x1.shape[0] * (tune + run.x1.shape[1])),
-    }
-    for key, values, estimate, truth, var in (
-        ("x1", indicator, indicator.mean(), exact.p_x1, exact.p_x1 * (1 - exact.p_x1)),
-        ("x2", run.x2, run.x2.mean(), exact.mean_x2, exact.var_x2),
-    ):
-        ess = _ess(values)
-        mcse = math.sqrt(var / ess)
-        row |= {
-            f"{key}_estimate": float(estimate),
-            f"{key}_exact": truth,
-            f"{key}_ess": ess,
-            f"{key}_ess_per_s": ess / run.sampling_s,
-            f"{key}_mcse": mcse,
-            f"{key}_bias": float(estimate) - truth,
-            f"{key}_z": (float(estimate) - truth) / mcse,
-        }
-    return row
-
-
-def add_ratios(rows: list[dict]) -> list[dict]:
-    """Each sampler's ESS per second divided by ours (``ours`` must be among the rows)."""
-    ours = next(r for r in rows if r["sampler"] == "ours")
-    for row in rows:
-        for key in ("x1", "x2"):
-            row[f"{key}_ratio"] = row[f"{key}_ess_per_s"] / ours[f"{key}_ess_per_s"]
-    return rows
+def estimands(exact: Exact) -> list[Estimand]:
+    """``P[X1 = m + 1]`` (the mean of its indicator) and ``E[X2]``, with their exact values."""
+    return [
+        Estimand("x1", "P[X1=1]", exact.p_x1, exact.p_x1 * (1 - exact.p_x1)),
+        Estimand("x2", "E[X2]", exact.mean_x2, exact.var_x2),
+    ]
 
 
 def run_benchmark(
@@ -316,33 +222,21 @@ def run_benchmark(
     """All samplers on the Granville model in this process; a JSON-ready result."""
     case = load_case("granville_county") if case is None else case
     exact = exact_reference(case)
-    runs = run_samplers(case, seed=seed, samplers=samplers, warmup=warmup, **config)
-    rows = [summarise(run, exact, case.known_count, config["tune"]) for run in runs]
+    runners = {
+        name: lambda tune, draws, seed, name=name: CHAIN_RUNNERS[name](case, tune, draws, seed)
+        for name in samplers
+    }
+    steps = {name: STEP_NAMES[name](case) for name in samplers}
+    runs = run_samplers(runners, steps, seed=seed, warmup=WARMUP if warmup else None, **config)
+    rows = [summarise(run, estimands(exact), config["tune"]) for run in runs]
     if "ours" in samplers:
-        add_ratios(rows)
+        add_ratios(rows, estimands(exact))
     return {
         "case": case.name,
         "config": {**config, "seed": seed, "cores": 1},
         "exact": asdict(exact),
         "results": rows,
-        "environment": _environment(),
-    }
-
-
-def _environment() -> dict:
-    import pytensor
-
-    return {
-        "python": platform.python_version(),
-        "machine": platform.machine(),
-        "processor": platform.processor() or platform.machine(),
-        "cpus": os.cpu_count(),
-        "pymc": pm.__version__,
-        "pytensor": pytensor.__version__,
-        "arviz": az.__version__,
-        "numpy": np.__version__,
-        "pytensor_linker": str(pytensor.config.linker),
-        "load_average_1min": os.getloadavg()[0],
+        "environment": environment(),
     }
 
 
@@ -357,26 +251,8 @@ def format_table(result: dict) -> str:
         f"exact: P[X1=1] = {exact['p_x1']:.5f}, E[X2] = {exact['mean_x2']:.5f} "
         f"(omitted mass {exact['omitted_mass']:.1e})",
         "",
-        f"{'sampler':<8}{'warmup s':>9}{'setup s':>9}{'sample s':>9}{'µs/sweep':>9}"
-        f"{'ESS X1':>9}{'ESS/s X1':>10}{'ratio':>7}{'ESS X2':>9}{'ESS/s X2':>10}{'ratio':>7}",
     ]
-    for r in result["results"]:
-        lines.append(
-            f"{r['sampler']:<8}{r['warmup_s']:>9.2f}{r['setup_s']:>9.2f}{r['sampling_s']:>9.2f}"
-            f"{r['us_per_sweep']:>9.0f}"
-            f"{r['x1_ess']:>9.0f}{r['x1_ess_per_s']:>10.0f}{r.get('x1_ratio', math.nan):>7.2f}"
-            f"{r['x2_ess']:>9.0f}{r['x2_ess_per_s']:>10.0f}{r.get('x2_ratio', math.nan):>7.2f}"
-        )
-    lines += ["", f"{'sampler':<8}{'P[X1=1]':>9}{'bias':>9}{'z':>6}{'E[X2]':>9}{'bias':>9}{'z':>6}"]
-    for r in result["results"]:
-        lines.append(
-            f"{r['sampler']:<8}{r['x1_estimate']:>9.4f}{r['x1_bias']:>+9.4f}{r['x1_z']:>+6.1f}"
-            f"{r['x2_estimate']:>9.4f}{r['x2_bias']:>+9.4f}{r['x2_z']:>+6.1f}"
-        )
-    lines += ["", "steps: " + "; ".join(f"{r['sampler']}: {r['steps']}" for r in result["results"])]
-    lines.append(
-        "ratio = ESS/s divided by ours; z = bias / MCSE, MCSE = sqrt(exact variance / ESS)."
-    )
+    lines += report_lines(result["results"], estimands(Exact(**exact)))
     return "\n".join(lines)
 
 
