@@ -18,6 +18,7 @@ from pytensor.graph.replace import vectorize_graph
 from pytensor.graph.traversal import ancestors
 
 from ..distributions.support import support_bounds
+from .safe import counted_as_integers, safe_compile_kwargs
 
 __all__ = [
     "BatchedLogp",
@@ -37,9 +38,7 @@ def one_shot(compile_kwargs: dict | None) -> dict:
     Numba compilation of a small graph costs far more than running it a few
     times in Python; a mode the caller chose explicitly is kept.
     """
-    kwargs = dict(compile_kwargs or {})
-    kwargs.setdefault("mode", "FAST_COMPILE")
-    return kwargs
+    return safe_compile_kwargs(compile_kwargs, "FAST_COMPILE")
 
 
 def is_discrete(var) -> bool:
@@ -53,7 +52,7 @@ def logp_terms(model, depends_on: Sequence | None = None):
     Terms are those of ``model.logp()``: every free and observed variable and
     every Potential, so the sum over all of them is the model's joint log-p.
     """
-    factors = model.logp(sum=False)
+    factors = counted_as_integers(model.logp(sum=False))
     terms = [pt.cast(f.sum(), "float64") for f in factors]
     if depends_on is None:
         return terms
@@ -92,7 +91,7 @@ class BatchedLogp:
             inputs=[*self.batched, *self.others],
             point_fn=False,
             on_unused_input="ignore",
-            **(compile_kwargs or {}),
+            **safe_compile_kwargs(compile_kwargs),
         )
         # Inputs are converted to the exact dtypes below, so PyTensor's checks can be skipped.
         self.fn.trust_input = True
@@ -139,7 +138,7 @@ class BoundsFunction:
                 inputs=self.others,
                 point_fn=False,
                 on_unused_input="ignore",
-                **(compile_kwargs or {}),
+                **safe_compile_kwargs(compile_kwargs),
             )
             self.fn.trust_input = True
             self._other_dtypes = [v.dtype for v in self.others]

@@ -35,6 +35,7 @@ from pytensor.graph.traversal import ancestors
 
 from ..distributions.support import support_bounds
 from ._conditional import is_discrete, one_shot
+from .safe import counted_as_integers
 
 __all__ = [
     "GridResult",
@@ -210,7 +211,7 @@ class LatentGrid:
         self.labels = {v.name: scalar_labels(v.name, self.shapes[v.name]) for v in self.value_vars}
         self.all_labels = [lb for v in self.value_vars for lb in self.labels[v.name]]
         self.bounds = _LatentBounds(model, self.value_vars, compile_kwargs)
-        logp = model.logp() if logp is None else logp
+        (logp,) = counted_as_integers([model.logp() if logp is None else logp])
         self.logp = _GridLogp(model, self.value_vars, logp, list(data), compile_kwargs)
 
     # --- ranges ----------------------------------------------------------------------------

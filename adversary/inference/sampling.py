@@ -21,6 +21,7 @@ from .._validation import as_probability
 from ..distributions.support import support_bounds
 from ._conditional import BoundsFunction, is_discrete, one_shot
 from .progress import ChainProgress
+from .safe import safe_compile_kwargs
 from .start import StartRepairer
 from .steps import BoundedGibbs, WindowGibbs
 
@@ -280,7 +281,7 @@ def sample(
             step=steps or None,
             initvals=chain_initvals,
             model=model,
-            compile_kwargs=compile_kwargs,
+            compile_kwargs=safe_compile_kwargs(compile_kwargs),
             callback=_chained(progress, callback),
             **kwargs,
         )

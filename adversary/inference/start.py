@@ -22,6 +22,7 @@ from pymc.exceptions import SamplingError
 from pymc.model import modelcontext
 
 from ._conditional import BatchedLogp, BoundsFunction, is_discrete, logp_terms, one_shot
+from .safe import safe_compile_kwargs
 
 __all__ = ["StartRepairer", "is_feasible", "repair_start"]
 
@@ -44,7 +45,7 @@ class _TermEvaluator:
             inputs=model.value_vars,
             point_fn=False,
             on_unused_input="ignore",
-            **(compile_kwargs or {}),
+            **safe_compile_kwargs(compile_kwargs),
         )
 
     def __call__(self, point) -> np.ndarray:

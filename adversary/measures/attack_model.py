@@ -38,6 +38,7 @@ from pytensor.graph.traversal import ancestors
 from .._validation import as_integers
 from ..inference import event_indicator
 from ..inference.grid import scalar_labels, variable_dims
+from ..inference.safe import counted_as_integers, safe_mode
 
 __all__ = [
     "check_releases_drawable",
@@ -117,7 +118,7 @@ def _latent_shapes(model) -> dict[str, tuple]:
         inputs=model.value_vars,
         point_fn=False,
         on_unused_input="ignore",
-        mode="FAST_COMPILE",
+        mode=safe_mode("FAST_COMPILE"),
     )
     point = model.initial_point()
     values = fn(*[point[v.name] for v in model.value_vars])
@@ -170,8 +171,8 @@ def _check_truth_in_support(model, truth: dict[str, np.ndarray]) -> None:
     terms = [*model.free_RVs, *model.potentials]
     graphs = [pt.sum(pm.logp(rv, constants[rv], warn_rvs=False)) for rv in model.free_RVs]
     graphs += [pt.sum(p) for p in model.potentials]
-    graphs = graph_replace(graphs, constants, strict=False)
-    fn = pytensor.function([], graphs, mode="FAST_COMPILE", on_unused_input="ignore")
+    graphs = counted_as_integers(graph_replace(graphs, constants, strict=False))
+    fn = pytensor.function([], graphs, mode=safe_mode("FAST_COMPILE"), on_unused_input="ignore")
     for term, logp in zip(terms, fn(), strict=True):
         if not np.isfinite(logp):
             shown = {k: v.tolist() for k, v in truth.items()}

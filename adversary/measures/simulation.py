@@ -16,6 +16,7 @@ import pytensor.tensor as pt
 from pymc.model import modelcontext
 from pytensor.graph.replace import vectorize_graph
 
+from ..inference.safe import safe_mode
 from .attack_model import (
     check_releases_drawable,
     generator,
@@ -77,7 +78,7 @@ class ReleaseSimulator:
             inputs=[] if count is None else [count],
             outputs=outputs,
             random_seed=seed,
-            mode="FAST_COMPILE",
+            mode=safe_mode("FAST_COMPILE"),
         )
 
     def __call__(self, releases: int) -> dict[str, np.ndarray]:
