@@ -6,10 +6,7 @@ the exact posterior (S3.4) within 4 Monte Carlo standard errors from ArviZ's
 ESS. No timing is asserted.
 """
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,18 +14,12 @@ import pytest
 from adversary import inference
 from adversary.model_files import load_case
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "gibbs_block_group.py"
 TINY = {"chains": 2, "tune": 100, "draws": 1500}
 
 
 @pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("gibbs_block_group_benchmark", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    yield module
-    sys.modules.pop(spec.name, None)
+def bench(load_benchmark):
+    return load_benchmark("gibbs_block_group")
 
 
 @pytest.fixture(scope="module")
