@@ -10,10 +10,14 @@ Carlo standard errors, and formats the report (``benchmarks/README.md``).
 
 from __future__ import annotations
 
+import argparse
+import json
+import logging
 import math
 import os
 import platform
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -157,6 +161,21 @@ def environment() -> dict:
     }
 
 
+def report(result: dict, heading: str, exact: str, estimands: list[Estimand]) -> str:
+    """The plain-text report: ``heading`` (the model), the run, ``exact`` and the tables."""
+    cfg, env = result["config"], result["environment"]
+    lines = [
+        f"{heading}, {cfg['chains']} chains × {cfg['draws']} draws after {cfg['tune']} "
+        "tuning/burn-in sweeps each,",
+        f"one core, chains interleaved across samplers, seeds {cfg['seed']}.."
+        f"{cfg['seed'] + cfg['chains'] - 1}, load average {env['load_average_1min']:.1f}",
+        exact,
+        "",
+        *report_lines(result["results"], estimands),
+    ]
+    return "\n".join(lines)
+
+
 def report_lines(rows: list[dict], estimands: list[Estimand]) -> list[str]:
     """The speed table (ESS, ESS/s and ratio per estimand) and the accuracy table."""
     heading = f"{'sampler':<8}{'warmup s':>9}{'setup s':>9}{'sample s':>9}{'µs/sweep':>9}"
@@ -180,3 +199,50 @@ def report_lines(rows: list[dict], estimands: list[Estimand]) -> list[str]:
         "ratio = ESS/s divided by ours; z = bias / MCSE, MCSE = sqrt(exact variance / ESS)."
     )
     return lines
+
+
+def compare_samplers(
+    subject,
+    chain_runners: dict,
+    steps: dict,
+    estimands: list,
+    config: dict,
+    seed: int,
+    warmup: dict | None,
+) -> dict:
+    """Run ``chain_runners[name](subject, tune, draws, seed)`` of every sampler; the result.
+
+    The JSON-ready ``config`` (with the seed, one core), ``results`` (one
+    :func:`summarise` row per sampler, with :func:`add_ratios` when ``ours``
+    ran) and ``environment``.
+    """
+    runners = {
+        name: lambda tune, draws, s, run=run: run(subject, tune, draws, s)
+        for name, run in chain_runners.items()
+    }
+    runs = run_samplers(runners, steps, seed=seed, warmup=warmup, **config)
+    rows = [summarise(run, estimands, config["tune"]) for run in runs]
+    if "ours" in chain_runners:
+        add_ratios(rows, estimands)
+    return {
+        "config": {**config, "seed": seed, "cores": 1},
+        "results": rows,
+        "environment": environment(),
+    }
+
+
+def main(doc: str, run_benchmark: Callable, format_table: Callable, runs: dict, argv=None) -> int:
+    """The command line of a benchmark: ``--quick`` or the full run, ``--json``, ``--seed``.
+
+    ``runs`` holds the ``"full"`` and ``"quick"`` configurations and the default ``"seed"``.
+    """
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help=f"shorter runs {runs['quick']}")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--seed", type=int, default=runs["seed"])
+    args = parser.parse_args(argv)
+    logging.getLogger("pymc").setLevel(logging.ERROR)
+    warnings.filterwarnings("ignore", module="pymc")
+    result = run_benchmark(runs["quick"] if args.quick else runs["full"], seed=args.seed)
+    print(json.dumps(result, indent=2) if args.json else format_table(result))
+    return 0

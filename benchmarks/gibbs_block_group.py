@@ -34,14 +34,10 @@ Run ``python benchmarks/gibbs_block_group.py [--quick] [--json]``; see
 
 from __future__ import annotations
 
-import argparse
-import json
-import logging
 import math
 import os
 import sys
 import time
-import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -49,17 +45,9 @@ _ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("PYTENSOR_FLAGS", f"base_compiledir={_ROOT / 'build' / 'pytensor'}")
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the shared _gibbs module, when imported
 
+import _gibbs as harness  # noqa: E402
 import numpy as np  # noqa: E402
 import pymc as pm  # noqa: E402
-from _gibbs import (  # noqa: E402
-    Estimand,
-    add_ratios,
-    environment,
-    report_lines,
-    run_samplers,
-    summarise,
-    timed_pymc_chain,
-)
 
 from adversary import inference  # noqa: E402
 from adversary.model_files import load_case  # noqa: E402
@@ -101,7 +89,7 @@ def exact_reference(case) -> Exact:
 
 def _pymc_chain(sample, case, tune, draws, seed):
     """One chain by ``sample`` (a ``pm.sample``-like function): draws, loop time, other time."""
-    posterior, sampling, setup = timed_pymc_chain(sample, case.model(), tune, draws, seed)
+    posterior, sampling, setup = harness.timed_pymc_chain(sample, case.model(), tune, draws, seed)
     values = {"x1": (posterior["X1"].values == case.known_count + 1), "x2": posterior["X2"].values}
     return values, sampling, setup
 
@@ -208,11 +196,11 @@ STEP_NAMES = {
 }
 
 
-def estimands(exact: Exact) -> list[Estimand]:
+def estimands(exact: Exact) -> list[harness.Estimand]:
     """``P[X1 = m + 1]`` (the mean of its indicator) and ``E[X2]``, with their exact values."""
     return [
-        Estimand("x1", "P[X1=1]", exact.p_x1, exact.p_x1 * (1 - exact.p_x1)),
-        Estimand("x2", "E[X2]", exact.mean_x2, exact.var_x2),
+        harness.Estimand("x1", "P[X1=1]", exact.p_x1, exact.p_x1 * (1 - exact.p_x1)),
+        harness.Estimand("x2", "E[X2]", exact.mean_x2, exact.var_x2),
     ]
 
 
@@ -222,52 +210,23 @@ def run_benchmark(
     """All samplers on the Granville model in this process; a JSON-ready result."""
     case = load_case("granville_county") if case is None else case
     exact = exact_reference(case)
-    runners = {
-        name: lambda tune, draws, seed, name=name: CHAIN_RUNNERS[name](case, tune, draws, seed)
-        for name in samplers
-    }
+    runners = {name: CHAIN_RUNNERS[name] for name in samplers}
     steps = {name: STEP_NAMES[name](case) for name in samplers}
-    runs = run_samplers(runners, steps, seed=seed, warmup=WARMUP if warmup else None, **config)
-    rows = [summarise(run, estimands(exact), config["tune"]) for run in runs]
-    if "ours" in samplers:
-        add_ratios(rows, estimands(exact))
-    return {
-        "case": case.name,
-        "config": {**config, "seed": seed, "cores": 1},
-        "exact": asdict(exact),
-        "results": rows,
-        "environment": environment(),
-    }
+    result = harness.compare_samplers(
+        case, runners, steps, estimands(exact), config, seed, WARMUP if warmup else None
+    )
+    return {"case": case.name, **result, "exact": asdict(exact)}
 
 
 def format_table(result: dict) -> str:
     """The result as a plain-text report."""
-    cfg, exact, env = result["config"], result["exact"], result["environment"]
-    lines = [
-        f"{result['case']}: posterior (S3.4), {cfg['chains']} chains × {cfg['draws']} draws "
-        f"after {cfg['tune']} tuning/burn-in sweeps each,",
-        f"one core, chains interleaved across samplers, seeds {cfg['seed']}.."
-        f"{cfg['seed'] + cfg['chains'] - 1}, load average {env['load_average_1min']:.1f}",
-        f"exact: P[X1=1] = {exact['p_x1']:.5f}, E[X2] = {exact['mean_x2']:.5f} "
-        f"(omitted mass {exact['omitted_mass']:.1e})",
-        "",
-    ]
-    lines += report_lines(result["results"], estimands(Exact(**exact)))
-    return "\n".join(lines)
-
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help=f"shorter runs {QUICK}")
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.add_argument("--seed", type=int, default=20230)
-    args = parser.parse_args(argv)
-    logging.getLogger("pymc").setLevel(logging.ERROR)
-    warnings.filterwarnings("ignore", module="pymc")
-    result = run_benchmark(QUICK if args.quick else FULL, seed=args.seed)
-    print(json.dumps(result, indent=2) if args.json else format_table(result))
-    return 0
+    exact = result["exact"]
+    known = f"exact: P[X1=1] = {exact['p_x1']:.5f}, E[X2] = {exact['mean_x2']:.5f} "
+    known += f"(omitted mass {exact['omitted_mass']:.1e})"
+    heading = f"{result['case']}: posterior (S3.4)"
+    return harness.report(result, heading, known, estimands(Exact(**exact)))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    runs = {"full": FULL, "quick": QUICK, "seed": 20230}
+    sys.exit(harness.main(__doc__, run_benchmark, format_table, runs))

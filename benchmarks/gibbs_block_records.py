@@ -29,14 +29,10 @@ against the numpy loop, and the warm-up (compilation) time.
 
 from __future__ import annotations
 
-import argparse
 import itertools
-import json
-import logging
 import os
 import sys
 import time
-import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -44,18 +40,10 @@ _ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("PYTENSOR_FLAGS", f"base_compiledir={_ROOT / 'build' / 'pytensor'}")
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the shared _gibbs module, when imported
 
+import _gibbs as harness  # noqa: E402
 import numpy as np  # noqa: E402
 import pymc as pm  # noqa: E402
 import pytensor.tensor as pt  # noqa: E402
-from _gibbs import (  # noqa: E402
-    Estimand,
-    add_ratios,
-    environment,
-    report_lines,
-    run_samplers,
-    summarise,
-    timed_pymc_chain,
-)
 from scipy import special  # noqa: E402
 
 from adversary import inference  # noqa: E402
@@ -135,12 +123,12 @@ def exact_reference(block: Block) -> Exact:
     )
 
 
-def estimands(exact: Exact) -> list[Estimand]:
+def estimands(exact: Exact) -> list[harness.Estimand]:
     """``P[person 0 in its true cell]`` and ``E[n_0]``, with their exact values."""
     p = exact.p_person0
     return [
-        Estimand("p0", "P[P0=t]", p, p * (1 - p)),
-        Estimand("n0", "E[n0]", exact.mean_n0, exact.var_n0),
+        harness.Estimand("p0", "P[P0=t]", p, p * (1 - p)),
+        harness.Estimand("n0", "E[n0]", exact.mean_n0, exact.var_n0),
     ]
 
 
@@ -150,7 +138,7 @@ def _values(block: Block, cells: np.ndarray) -> dict:
 
 
 def _pymc_chain(sample, block, tune, draws, seed):
-    posterior, sampling, setup = timed_pymc_chain(sample, block.model(), tune, draws, seed)
+    posterior, sampling, setup = harness.timed_pymc_chain(sample, block.model(), tune, draws, seed)
     cells = np.stack([posterior[f"P{i}"].values for i in range(PERSONS)], axis=1)
     return _values(block, cells), sampling, setup
 
@@ -215,53 +203,25 @@ def run_benchmark(config: dict, seed: int = 12, samplers=SAMPLERS, warmup: bool 
     """All samplers on the block drawn from ``seed``, in this process; a JSON-ready result."""
     block = Block.drawn(seed)
     exact = exact_reference(block)
-    runners = {
-        name: lambda tune, draws, s, name=name: CHAIN_RUNNERS[name](block, tune, draws, s)
-        for name in samplers
-    }
+    runners = {name: CHAIN_RUNNERS[name] for name in samplers}
     steps = {name: _step_names(block)[name] for name in samplers}
-    runs = run_samplers(runners, steps, seed=seed, warmup=WARMUP if warmup else None, **config)
-    rows = [summarise(run, estimands(exact), config["tune"]) for run in runs]
-    if "ours" in samplers:
-        add_ratios(rows, estimands(exact))
-    return {
-        "block": asdict(block),
-        "config": {**config, "seed": seed, "cores": 1, "rho": RHO},
-        "exact": asdict(exact),
-        "results": rows,
-        "environment": environment(),
-    }
+    result = harness.compare_samplers(
+        block, runners, steps, estimands(exact), config, seed, WARMUP if warmup else None
+    )
+    result["config"]["rho"] = RHO
+    return {"block": asdict(block), **result, "exact": asdict(exact)}
 
 
 def format_table(result: dict) -> str:
     """The result as a plain-text report."""
-    cfg, exact, env = result["config"], result["exact"], result["environment"]
-    lines = [
-        f"A block of {PERSONS} persons in {CELLS} cells, releases {result['block']['releases']} "
-        f"(ρ = {RHO}), {cfg['chains']} chains × {cfg['draws']} draws after {cfg['tune']} "
-        "tuning/burn-in sweeps each,",
-        f"one core, chains interleaved across samplers, seed {cfg['seed']}, "
-        f"load average {env['load_average_1min']:.1f}",
-        f"exact: P[person 0 in its cell] = {exact['p_person0']:.5f}, "
-        f"E[n0] = {exact['mean_n0']:.5f}",
-        "",
-    ]
-    lines += report_lines(result["results"], estimands(Exact(**exact)))
-    return "\n".join(lines)
-
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help=f"shorter runs {QUICK}")
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.add_argument("--seed", type=int, default=12)
-    args = parser.parse_args(argv)
-    logging.getLogger("pymc").setLevel(logging.ERROR)
-    warnings.filterwarnings("ignore", module="pymc")
-    result = run_benchmark(QUICK if args.quick else FULL, seed=args.seed)
-    print(json.dumps(result, indent=2) if args.json else format_table(result))
-    return 0
+    exact = result["exact"]
+    heading = f"A block of {PERSONS} persons in {CELLS} cells, releases "
+    heading += f"{result['block']['releases']} (ρ = {RHO})"
+    known = f"exact: P[person 0 in its cell] = {exact['p_person0']:.5f}, "
+    known += f"E[n0] = {exact['mean_n0']:.5f}"
+    return harness.report(result, heading, known, estimands(Exact(**exact)))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    runs = {"full": FULL, "quick": QUICK, "seed": 12}
+    sys.exit(harness.main(__doc__, run_benchmark, format_table, runs))
