@@ -240,6 +240,11 @@ def main(doc: str, run_benchmark: Callable, format_table: Callable, runs: dict, 
     parser.add_argument("--quick", action="store_true", help=f"shorter runs {runs['quick']}")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--seed", type=int, default=runs["seed"])
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="compile into a new empty cache: 'warmup s' is then the time to the first draws",
+    )
     args = parser.parse_args(argv)
     logging.getLogger("pymc").setLevel(logging.ERROR)
     warnings.filterwarnings("ignore", module="pymc")

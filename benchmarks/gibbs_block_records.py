@@ -30,15 +30,15 @@ against the numpy loop, and the warm-up (compilation) time.
 from __future__ import annotations
 
 import itertools
-import os
 import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-_ROOT = Path(__file__).resolve().parent.parent
-os.environ.setdefault("PYTENSOR_FLAGS", f"base_compiledir={_ROOT / 'build' / 'pytensor'}")
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # the shared _gibbs module, when imported
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the shared modules, when imported
+from _compiledir import choose_compiledir
+
+choose_compiledir()  # before PyTensor is imported
 
 import _gibbs as harness  # noqa: E402
 import numpy as np  # noqa: E402
