@@ -26,13 +26,13 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 __all__ = [
+    "BLOCK_ELEMENTS",
     "DEFAULT_BUDGET",
     "ENVIRONMENT_VARIABLE",
     "GRID_ARRAYS",
     "TABLE_ARRAYS",
     "MemoryBudgetError",
     "affordable_rows",
-    "block_elements",
     "check_memory",
     "check_noise_table",
     "current_budget",
@@ -40,6 +40,7 @@ __all__ = [
     "grid_points",
     "memory_budget",
     "parse_size",
+    "rows_per_block",
 ]
 
 #: Memory a computation's grids may take unless told otherwise: 2 GiB.
@@ -50,6 +51,8 @@ TABLE_ARRAYS = 6
 #: Arrays of a grid's length a grid method holds at once (distribution, values, sums and
 #: their temporaries).
 GRID_ARRAYS = 8
+#: Values a blocked sum (rows × columns of float64 temporaries) evaluates at once.
+BLOCK_ELEMENTS = 2_000_000
 #: The environment variable that sets the budget for a whole process.
 ENVIRONMENT_VARIABLE = "ADVERSARY_MEMORY_BUDGET"
 
@@ -163,9 +166,12 @@ def grid_points(most: int, what: str, arrays: int = GRID_ARRAYS) -> int:
     return max(1024, affordable_rows(8.0 * arrays, most, what))
 
 
-def block_elements(most: int) -> int:
-    """Elements a blocked sum evaluates at once: ``most``, or fewer under a small budget."""
-    return grid_points(most, "a block of a sum")
+def rows_per_block(row_elements: int) -> int:
+    """Rows of ``row_elements`` values a blocked sum evaluates at once (at least one).
+
+    A block holds :data:`BLOCK_ELEMENTS` values, or fewer under a small budget.
+    """
+    return max(1, grid_points(BLOCK_ELEMENTS, "a block of a sum") // max(1, row_elements))
 
 
 def check_noise_table(reach: int, noise: str, arrays: int = TABLE_ARRAYS) -> None:

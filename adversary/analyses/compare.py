@@ -298,22 +298,18 @@ def sweep(
             combination = {
                 n: values[k][i] for k, (n, i) in enumerate(zip(names, index, strict=True))
             }
-            try:
+            try:  # a value the case rejects, or a grid over the memory budget
                 varied = case.replace(**combination)
+                for row, label in enumerate(labels):
+                    measures = varied.marginal_measures(label)
+                    for measure in MEASURES:
+                        data[measure][(row, *index)] = getattr(measures, measure)
+                    methods.add(measures.method)
+                    tie_rules.add(measures.tie_rule)
+                    bar.advance()
             except (ValueError, TypeError) as error:
                 shown = ", ".join(f"{n}={v!r}" for n, v in combination.items())
                 raise type(error)(f"over: {shown}: {error}") from error
-            for row, label in enumerate(labels):
-                try:
-                    measures = varied.marginal_measures(label)
-                except ValueError as error:  # e.g. a grid over the memory budget
-                    shown = ", ".join(f"{n}={v!r}" for n, v in combination.items())
-                    raise type(error)(f"over: {shown}: {error}") from error
-                for measure in MEASURES:
-                    data[measure][(row, *index)] = getattr(measures, measure)
-                methods.add(measures.method)
-                tie_rules.add(measures.tie_rule)
-                bar.advance()
     finally:
         bar.close()
 

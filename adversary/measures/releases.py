@@ -18,16 +18,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..memory import block_elements
+from ..memory import rows_per_block
 from ..noise import discrete_gaussian
 
 __all__ = ["DEFAULT_TAIL_MASS", "expectation_over_noise", "expectation_over_table"]
 
 #: Release probability a marginal sum may leave out, unless a caller says otherwise.
 DEFAULT_TAIL_MASS = 1e-15
-
-# Largest number of (case, noise value) pairs evaluated at once.
-_BLOCK_ELEMENTS = 2_000_000
 
 
 def expectation_over_noise(
@@ -48,7 +45,7 @@ def expectation_over_noise(
         at = sigma2 == value
         table = discrete_gaussian.table(value, tail_mass)
         z, weights = table.support, table.probabilities
-        chunk = max(1, block_elements(_BLOCK_ELEMENTS) // int(at.sum()))
+        chunk = rows_per_block(int(at.sum()))
         total = np.zeros(int(at.sum()))
         for start in range(0, z.size, chunk):
             part = slice(start, start + chunk)
@@ -67,7 +64,7 @@ def expectation_over_table(
     """
     masses = np.asarray(masses, dtype=np.float64)
     total = np.zeros(n_cases)
-    chunk = max(1, block_elements(_BLOCK_ELEMENTS) // max(1, n_cases))
+    chunk = rows_per_block(n_cases)
     for start in range(0, masses.size, chunk):
         part = slice(start, start + chunk)
         total += function(part) @ masses[part]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -109,7 +108,7 @@ class TruncatedGeometricNoise(_SymmetricBoundedNoise):
         # Laplace kept within E.
         scale = Fraction(self.scale)
         t, s = scale.numerator, scale.denominator
-        laplace = functools.partial(_make_laplace_draw, scale)
+        laplace = lambda words: _make_laplace_draw(scale, words)  # noqa: E731
         return (lambda u: abs(u) * s), t, self.bound * s <= t, laplace
 
     def epsilon_delta(self) -> tuple[float, float]:

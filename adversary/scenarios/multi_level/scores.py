@@ -96,12 +96,15 @@ def posterior(
     return special.expit(log_odds)
 
 
+_POSTERIOR_SIGNATURE = signature(posterior)
+
+
 def risk(*args, **kwargs) -> np.ndarray:
     """Disclosure risk: the posterior (S1.1) of the truth over its prior, as (3.2).
 
     Arguments as :func:`posterior`.
     """
-    arguments = signature(posterior).bind(*args, **kwargs)
+    arguments = _POSTERIOR_SIGNATURE.bind(*args, **kwargs)
     arguments.apply_defaults()
     log_odds, prior_of_truth = _log_odds_of_truth(**arguments.arguments)
     return special.expit(log_odds) / prior_of_truth

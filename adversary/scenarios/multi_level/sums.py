@@ -19,7 +19,7 @@ from scipy import special
 from ...measures.decision import tie_tolerance
 from ...measures.marginal import BoundedMarginals
 from ...measures.noise import log_ratio, noise_table, support_points
-from ...memory import block_elements, grid_points
+from ...memory import grid_points, rows_per_block
 from ...noise import discrete_gaussian
 from ...noise.mechanisms import NoiseMechanism
 
@@ -43,8 +43,6 @@ DEFAULT_GRID_WIDTH = 1e-4
 _MAX_GRID_POINTS = 1 << 23
 # Largest support of one half of the levels for the exact decision probability.
 _MAX_EXACT_SUPPORT = 1 << 22
-# Largest number of (case, support point) pairs evaluated at once.
-_BLOCK_ELEMENTS = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -160,7 +158,7 @@ def _upper_tail_sums(masses: np.ndarray) -> np.ndarray:
 def _expit_expectation(offsets: np.ndarray, values: np.ndarray, masses: np.ndarray):
     """``Σ_k masses[k] · expit(offset + values[k])`` for every offset."""
     out = np.empty(offsets.shape)
-    chunk = max(1, block_elements(_BLOCK_ELEMENTS) // max(1, values.size))
+    chunk = rows_per_block(values.size)
     for start in range(0, offsets.size, chunk):
         part = slice(start, start + chunk)
         out[part] = special.expit(offsets[part, None] + values[None, :]) @ masses
@@ -209,7 +207,7 @@ def _exact_upper_tail(levels: list[_Level], thresholds: np.ndarray, share: np.nd
     reach = sum(float(np.max(np.abs(lv.values))) for lv in levels)
     tolerance = tie_tolerance(reach + np.abs(thresholds))
     out = np.empty(thresholds.shape)
-    chunk = max(1, block_elements(_BLOCK_ELEMENTS) // max(1, a_values.size))
+    chunk = rows_per_block(a_values.size)
     for start in range(0, thresholds.size, chunk):
         part = slice(start, start + chunk)
         target = thresholds[part, None] - a_values[None, :]

@@ -19,7 +19,7 @@ import numpy as np
 from scipy import special
 
 from ...measures.marginal import BoundedMarginals
-from ...memory import block_elements, grid_points
+from ...memory import grid_points, rows_per_block
 
 __all__ = [
     "DEFAULT_GRID_WIDTH",
@@ -51,8 +51,6 @@ MAX_GRID_POINTS = 1 << 23
 MAX_PAIRS = 1 << 26
 # Points of each of those grids.
 PAIR_GRID_POINTS = 1 << 12
-# Largest number of (grid point, noise value) pairs evaluated at once.
-BLOCK_ELEMENTS = 1 << 21
 
 
 @dataclass(frozen=True)
@@ -128,7 +126,7 @@ def split_logaddexp(values, masses, v, m, h):
     ``spread = h² Σ P f(1 - f)``.
     """
     indices, weights, spread = [], [], 0.0
-    chunk = max(1, block_elements(BLOCK_ELEMENTS) // v.size)
+    chunk = rows_per_block(v.size)
     for start in range(0, values.size, chunk):
         part = slice(start, start + chunk)
         combined = np.logaddexp(values[part, None], v[None, :])
@@ -199,7 +197,7 @@ def expit_average(c_values, c_masses, l_values, l_masses) -> tuple[float, float]
         c_values, c_masses, c_spread = _onto_grid(c_values, c_masses)
         l_values, l_masses, l_spread = _onto_grid(l_values, l_masses)
         spread = c_spread + l_spread
-    chunk = max(1, block_elements(BLOCK_ELEMENTS) // l_values.size)
+    chunk = rows_per_block(l_values.size)
     for start in range(0, c_values.size, chunk):
         part = slice(start, start + chunk)
         post = special.expit(c_values[part, None] - l_values[None, :])
