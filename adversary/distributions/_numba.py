@@ -36,71 +36,58 @@ def _raise_improper(rng, lower) -> int:
     return int(ImproperUniformRV.rng_fn(rng, np.asarray(lower), None))
 
 
-@numba_core_rv_funcify.register(DiscreteGaussianRV)
-def _numba_discrete_gaussian(op, node):
-    @numba_basic.numba_njit
-    def random(rng, mu, sigma2):
-        with numba.objmode(out="int64"):
-            out = _draw_discrete_gaussian(rng, mu, sigma2)
-        return out
+def _draws(rv_type):
+    """Register the decorated function, compiled by numba, as the draw of ``rv_type``'s op."""
 
-    return random, _CACHE_KEY
+    def register(random):
+        compiled = numba_basic.numba_njit(random)
+        numba_core_rv_funcify.register(rv_type)(lambda op, node: (compiled, _CACHE_KEY))
+        return compiled
 
-
-@numba_core_rv_funcify.register(ImproperUniformRV)
-def _numba_improper_uniform(op, node):
-    @numba_basic.numba_njit
-    def random(rng, lower):
-        with numba.objmode(out="int64"):
-            out = _raise_improper(rng, lower)
-        return out
-
-    return random, _CACHE_KEY
+    return register
 
 
-@numba_core_rv_funcify.register(BernoulliCountRV)
-def _numba_bernoulli_count(op, node):
-    @numba_basic.numba_njit
-    def random(rng, known, p):
-        return known + (1 if rng.uniform() < p else 0)
-
-    return random, _CACHE_KEY
+@_draws(DiscreteGaussianRV)
+def _discrete_gaussian(rng, mu, sigma2):
+    with numba.objmode(out="int64"):
+        out = _draw_discrete_gaussian(rng, mu, sigma2)
+    return out
 
 
-@numba_core_rv_funcify.register(BoundedUniformRV)
-def _numba_bounded_uniform(op, node):
-    @numba_basic.numba_njit
-    def random(rng, lower, upper):
-        if upper < lower:
-            raise ValueError("BoundedUniform needs lower <= upper")
-        return rng.integers(lower, upper + 1)
-
-    return random, _CACHE_KEY
+@_draws(ImproperUniformRV)
+def _improper_uniform(rng, lower):
+    with numba.objmode(out="int64"):
+        out = _raise_improper(rng, lower)
+    return out
 
 
-@numba_core_rv_funcify.register(PointMassRV)
-def _numba_point_mass(op, node):
-    @numba_basic.numba_njit
-    def random(rng, value):
-        return value
-
-    return random, _CACHE_KEY
+@_draws(BernoulliCountRV)
+def _bernoulli_count(rng, known, p):
+    return known + (1 if rng.uniform() < p else 0)
 
 
-@numba_core_rv_funcify.register(FinitePmfRV)
-def _numba_finite_pmf(op, node):
-    @numba_basic.numba_njit
-    def random(rng, support, log_probs):
-        weights = np.exp(log_probs)
-        u = rng.uniform() * weights.sum()
-        total = 0.0
-        last = 0
-        for i in range(len(weights)):
-            if weights[i] > 0:
-                last = i
-            total += weights[i]
-            if u < total:
-                return support[i]
-        return support[last]
+@_draws(BoundedUniformRV)
+def _bounded_uniform(rng, lower, upper):
+    if upper < lower:
+        raise ValueError("BoundedUniform needs lower <= upper")
+    return rng.integers(lower, upper + 1)
 
-    return random, _CACHE_KEY
+
+@_draws(PointMassRV)
+def _point_mass(rng, value):
+    return value
+
+
+@_draws(FinitePmfRV)
+def _finite_pmf(rng, support, log_probs):
+    weights = np.exp(log_probs)
+    u = rng.uniform() * weights.sum()
+    total = 0.0
+    last = 0
+    for i in range(len(weights)):
+        if weights[i] > 0:
+            last = i
+        total += weights[i]
+        if u < total:
+            return support[i]
+    return support[last]

@@ -38,6 +38,7 @@ __all__ = [
     "binary_credit",
     "check_tie_rule",
     "competition_credit",
+    "credit_against_others",
     "decide",
     "decision_weights",
     "tie_tolerance",
@@ -180,6 +181,23 @@ def competition_credit(below, tied, before, tie_rule: str = DEFAULT_TIE_RULE) ->
             + np.concatenate([zero, coefficients], axis=-1) * t
         )
     return coefficients @ (1.0 / np.arange(1, coefficients.shape[-1] + 1))
+
+
+def credit_against_others(c_values, c_masses, c, n_candidates, below_and_tied, tie_rule):
+    """(3.6) for candidate ``c`` whose score takes ``c_values`` with ``c_masses``.
+
+    ``below_and_tied(k, c_values)`` gives, for each of the truth's scores
+    ``v``, ``P[score_k < v - tol]`` and ``P[|score_k - v| ≤ tol]`` for another
+    candidate ``k`` scoring independently; :func:`competition_credit` counts
+    the ties by ``tie_rule`` and the result is its expectation over ``v``.
+    """
+    others = [k for k in range(n_candidates) if k != c]
+    below = np.empty((c_values.size, len(others)))
+    tied = np.empty_like(below)
+    for column, k in enumerate(others):
+        below[:, column], tied[:, column] = below_and_tied(k, c_values)
+    before = np.array([k < c for k in others])
+    return float(competition_credit(below, tied, before, tie_rule) @ c_masses)
 
 
 def decide(values, log_scores, tie_rule: str = DEFAULT_TIE_RULE, *, rng=None, tolerance=None):

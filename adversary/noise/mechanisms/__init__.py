@@ -56,18 +56,18 @@ Conventions shared by all of them:
   list of mechanisms.
 """
 
-from .base import MAX_BOUND as MAX_BOUND
-from .base import MAX_SCALE as MAX_SCALE
 from .base import TAIL_MARGIN as TAIL_MARGIN
 from .base import NoiseMechanism
 from .cell_key import CellKeyNoise, cell_key_max_variance
+from .checks import MAX_BOUND as MAX_BOUND
+from .checks import MAX_SCALE as MAX_SCALE
 from .discrete_gaussian import DiscreteGaussianNoise
 from .discrete_laplace import DiscreteLaplaceNoise
 from .finite_pmf import FinitePmfNoise
 from .truncated_geometric import TruncatedGeometricNoise
 
 # MAX_BOUND, MAX_SCALE and TAIL_MARGIN are importable from here too (explicit re-exports
-# above); the API reference documents them in .base, which defines them.
+# above); the API reference documents them in .checks and .base, which define them.
 __all__ = [
     "CellKeyNoise",
     "DiscreteGaussianNoise",

@@ -3,7 +3,7 @@
 :class:`NoiseMechanism` is what a scenario asks of its noise (see the package
 :mod:`adversary.noise.mechanisms` for the conventions); ``_FiniteSupportNoise``
 holds what the bounded mechanisms share (everything from one pmf table). Also here: the
-argument checks and the exact-sampling helpers (uniform integers, the discrete Laplace
+exact-sampling helpers (uniform integers, the discrete Laplace
 of CKS Algorithm 2) the mechanisms draw with.
 """
 
@@ -13,10 +13,11 @@ import math
 from abc import ABC, abstractmethod
 from fractions import Fraction
 from functools import cached_property
+from typing import ClassVar
 
 import numpy as np
 
-from ..._validation import _as_real_array, as_counts, as_integers, scalar_integer, scalar_positive
+from ..._validation import as_counts, as_integers, scalar_integer
 from ...memory import check_noise_table
 from ..exact_sampling import (
     _MASK64,
@@ -28,13 +29,10 @@ from ..exact_sampling import (
 )
 from ..finite_pmf import FinitePmf
 from ..sums import sum_of_copies
+from .checks import as_epsilon, as_tail_mass
 
-__all__ = ["MAX_BOUND", "MAX_SCALE", "TAIL_MARGIN", "NoiseMechanism"]
+__all__ = ["TAIL_MARGIN", "NoiseMechanism"]
 
-#: Largest bound E of a bounded mechanism (its table has 2E + 1 entries).
-MAX_BOUND = 10**6
-#: Largest discrete Laplace scale b: draws fit in int64 (``P[|Z| ≥ 2⁶³] < e^{-9000}``).
-MAX_SCALE = 1e15
 #: Tail sums computed in floating point are multiplied by ``1 + TAIL_MARGIN``
 #: before they are compared with ``tail_mass`` in ``cutoff``: their relative
 #: rounding error is far below it, so the comparison is rigorous.
@@ -42,45 +40,6 @@ TAIL_MARGIN = 1e-12
 
 _WORDS_PER_DRAW = 16
 _BLOCK = 512
-
-
-# --- argument checks ----------------------------------------------------------------------
-
-
-def _as_tail_mass(value, bounded: bool) -> float:
-    array = _as_real_array(value, "tail_mass").astype(np.float64)
-    if array.ndim != 0:
-        raise ValueError(f"tail_mass must be a scalar, got an array of shape {array.shape}")
-    mass = float(array)
-    if bounded and mass == 0.0:
-        return 0.0
-    if not 0.0 < mass < 1.0:
-        allowed = "in [0, 1)" if bounded else "strictly between 0 and 1 (the noise is unbounded)"
-        raise ValueError(f"tail_mass must lie {allowed}, got {value!r}")
-    return mass
-
-
-def _as_scale(value) -> float:
-    """A noise scale ``b``: a positive number at most :data:`MAX_SCALE` (draws are int64)."""
-    scale = scalar_positive(value, "scale")
-    if scale > MAX_SCALE:
-        raise ValueError(f"scale must be at most {MAX_SCALE:g} (draws are int64), got {scale}")
-    return scale
-
-
-def _as_bound(value) -> int:
-    """A bounded mechanism's bound ``E``: an integer in ``[0, MAX_BOUND]``."""
-    bound = scalar_integer(value, "bound", 0)
-    if bound > MAX_BOUND:
-        raise ValueError(f"bound must be at most {MAX_BOUND}, got {bound}")
-    return bound
-
-
-def _as_epsilon(value) -> float:
-    array = _as_real_array(value, "epsilon").astype(np.float64)
-    if array.ndim != 0 or not np.isfinite(array) or array < 0:
-        raise ValueError(f"epsilon must be a finite scalar >= 0, got {value!r}")
-    return float(array)
 
 
 # --- exact sampling helpers ---------------------------------------------------------------
@@ -196,6 +155,19 @@ class NoiseMechanism(ABC):
     #: Where the mechanism comes from.
     citation: str = ""
 
+    #: ``(field, check)`` pairs: each field's value is replaced by ``check(value)`` on creation.
+    _field_checks: ClassVar[tuple] = ()
+
+    def __post_init__(self):
+        self._set_fields(
+            **{field: check(getattr(self, field)) for field, check in self._field_checks}
+        )
+
+    def _set_fields(self, **checked) -> None:
+        """Store validated values in the frozen dataclass's fields."""
+        for field, value in checked.items():
+            object.__setattr__(self, field, value)
+
     @property
     @abstractmethod
     def label(self) -> str:
@@ -291,7 +263,7 @@ class NoiseMechanism(ABC):
         if d.ndim != 0 or int(d) < 1:
             raise ValueError(f"d must be an integer >= 1, got {d!r}")
         d = int(d)
-        tail_mass = _as_tail_mass(tail_mass, self.bounded)
+        tail_mass = as_tail_mass(tail_mass, self.bounded)
         return sum_of_copies(self.table(tail_mass / d), d)
 
 
@@ -383,7 +355,7 @@ class _FiniteSupportNoise(NoiseMechanism):
 
         ``tail_mass = 0`` gives the whole support (even where far tails underflow).
         """
-        tail_mass = _as_tail_mass(tail_mass, bounded=True)
+        tail_mass = as_tail_mass(tail_mass, bounded=True)
         if tail_mass == 0.0:
             return self._extent
         reaches = np.arange(self._extent + 1)
@@ -401,7 +373,7 @@ class _FiniteSupportNoise(NoiseMechanism):
         mass, which is why bounded noise always has ``δ > 0``
         (Bach 2020, Sec. 2.3).
         """
-        epsilon = _as_epsilon(epsilon)
+        epsilon = as_epsilon(epsilon)
         p = self._probabilities
         worst = 0.0
         with np.errstate(over="ignore", invalid="ignore"):

@@ -12,7 +12,8 @@ from scipy import optimize
 
 from ..._validation import as_integers, scalar_integer, scalar_positive
 from ..exact_sampling import _make_sampler
-from .base import _as_bound, _SymmetricBoundedNoise
+from .base import _SymmetricBoundedNoise
+from .checks import as_bound, as_sensitivity
 
 __all__ = ["CellKeyNoise", "cell_key_max_variance"]
 
@@ -86,7 +87,7 @@ class CellKeyNoise(_SymmetricBoundedNoise):
     citation = "Bach (2020) Sec. 3.2, footnote 15; Giessing (2016); ESS ptable tool"
 
     def __post_init__(self):
-        bound = _as_bound(self.bound)
+        bound = as_bound(self.bound)
         if bound < 1:
             raise ValueError(
                 f"bound must be an integer >= 1 (E = 0 leaves no room for noise), "
@@ -99,9 +100,9 @@ class CellKeyNoise(_SymmetricBoundedNoise):
                 f"target_variance must be at most E(E+1)/3 = {limit:g} for bound E = {bound}, "
                 f"the variance of the uniform p-table (Bach 2020, Sec. 3.2); got {v!r}"
             )
-        object.__setattr__(self, "target_variance", v)
-        object.__setattr__(self, "bound", bound)
-        object.__setattr__(self, "sensitivity", scalar_integer(self.sensitivity, "sensitivity", 1))
+        self._set_fields(
+            target_variance=v, bound=bound, sensitivity=as_sensitivity(self.sensitivity)
+        )
 
     @cached_property
     def multiplier(self) -> float:

@@ -14,7 +14,8 @@ from ..conventions import NoiseConvention, as_convention, noise_variance
 from ..exact_sampling import sample as _dg_sample
 from ..finite_pmf import FinitePmf
 from ..sums import sum_of_discrete_gaussians
-from .base import NoiseMechanism, _as_tail_mass
+from .base import NoiseMechanism
+from .checks import as_tail_mass, positive
 
 __all__ = ["DiscreteGaussianNoise"]
 
@@ -37,9 +38,7 @@ class DiscreteGaussianNoise(NoiseMechanism):
     name = "discrete_gaussian"
     citation = "Canonne, Kamath & Steinke (2020); Kazan & Reiter (2023)"
 
-    def __post_init__(self):
-        object.__setattr__(self, "sigma2", scalar_positive(self.sigma2, "sigma2"))
-        object.__setattr__(self, "sensitivity", scalar_positive(self.sensitivity, "sensitivity"))
+    _field_checks = (("sigma2", positive("sigma2")), ("sensitivity", positive("sensitivity")))
 
     @classmethod
     def from_rho(cls, rho, convention: str | NoiseConvention = "paper") -> DiscreteGaussianNoise:
@@ -94,7 +93,7 @@ class DiscreteGaussianNoise(NoiseMechanism):
         return _dg.cdf(k, self.sigma2)
 
     def cutoff(self, tail_mass=1e-15) -> int:
-        return int(_dg.cutoff(self.sigma2, _as_tail_mass(tail_mass, bounded=False)))
+        return int(_dg.cutoff(self.sigma2, as_tail_mass(tail_mass, bounded=False)))
 
     def outside_mass(self, reach) -> float:
         reach = scalar_integer(reach, "reach", 0)
@@ -107,7 +106,7 @@ class DiscreteGaussianNoise(NoiseMechanism):
         return self.sensitivity**2 / (2.0 * self.sigma2)
 
     def table(self, tail_mass=1e-15) -> FinitePmf:
-        return _dg.table(self.sigma2, _as_tail_mass(tail_mass, bounded=False))
+        return _dg.table(self.sigma2, as_tail_mass(tail_mass, bounded=False))
 
     def sum_table(self, d, tail_mass=1e-15) -> FinitePmf:
         return sum_of_discrete_gaussians(d, self.sigma2, tail_mass)

@@ -10,7 +10,8 @@ from functools import cached_property
 import numpy as np
 
 from ..._validation import as_integers, scalar_integer, scalar_positive
-from .base import TAIL_MARGIN, NoiseMechanism, _as_scale, _as_tail_mass, _draw, _make_laplace_draw
+from .base import TAIL_MARGIN, NoiseMechanism, _draw, _make_laplace_draw
+from .checks import as_scale, as_sensitivity, as_tail_mass
 
 __all__ = ["DiscreteLaplaceNoise"]
 
@@ -40,9 +41,7 @@ class DiscreteLaplaceNoise(NoiseMechanism):
     name = "discrete_laplace"
     citation = "Bach (2020) eq. (5); Petti & Flaxman (2020); CKS (2020) Algorithm 2"
 
-    def __post_init__(self):
-        object.__setattr__(self, "scale", _as_scale(self.scale))
-        object.__setattr__(self, "sensitivity", scalar_integer(self.sensitivity, "sensitivity", 1))
+    _field_checks = (("scale", as_scale), ("sensitivity", as_sensitivity))
 
     @classmethod
     def from_epsilon(cls, epsilon, sensitivity=1) -> DiscreteLaplaceNoise:
@@ -113,7 +112,7 @@ class DiscreteLaplaceNoise(NoiseMechanism):
 
     def cutoff(self, tail_mass=1e-15) -> int:
         """Smallest K with ``2q^{K+1}/(1+q) ≤ tail_mass`` (closed form, checked both ways)."""
-        tail_mass = _as_tail_mass(tail_mass, bounded=False)
+        tail_mass = as_tail_mass(tail_mass, bounded=False)
         estimate = self.scale * (math.log(2.0 / tail_mass) - math.log1p(self._q)) - 1.0
         reach = max(0, math.ceil(estimate))
         while self.outside_mass(reach) > tail_mass:

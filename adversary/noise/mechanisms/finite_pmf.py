@@ -12,7 +12,8 @@ import numpy as np
 
 from ..._validation import _as_real_array, scalar_integer
 from ..finite_pmf import FinitePmf
-from .base import MAX_BOUND, _draw, _FiniteSupportNoise, _make_uniform_below
+from .base import _draw, _FiniteSupportNoise, _make_uniform_below
+from .checks import MAX_BOUND, as_sensitivity
 
 __all__ = ["FinitePmfNoise"]
 
@@ -52,9 +53,11 @@ class FinitePmfNoise(_FiniteSupportNoise):
         if weights.size > 2 * MAX_BOUND + 1:
             raise ValueError(f"probabilities must have at most {2 * MAX_BOUND + 1} entries")
         weights = weights / math.fsum(weights)
-        object.__setattr__(self, "start", start)
-        object.__setattr__(self, "probabilities", tuple(float(w) for w in weights))
-        object.__setattr__(self, "sensitivity", scalar_integer(self.sensitivity, "sensitivity", 1))
+        self._set_fields(
+            start=start,
+            probabilities=tuple(float(w) for w in weights),
+            sensitivity=as_sensitivity(self.sensitivity),
+        )
 
     @classmethod
     def from_table(cls, table: FinitePmf, sensitivity=1) -> FinitePmfNoise:

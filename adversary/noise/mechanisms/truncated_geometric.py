@@ -11,12 +11,8 @@ import numpy as np
 from scipy import optimize
 
 from ..._validation import as_integers, scalar_integer, scalar_positive
-from .base import (
-    _as_bound,
-    _as_scale,
-    _make_laplace_draw,
-    _SymmetricBoundedNoise,
-)
+from .base import _make_laplace_draw, _SymmetricBoundedNoise
+from .checks import as_bound, as_scale, as_sensitivity
 
 __all__ = ["TruncatedGeometricNoise"]
 
@@ -48,10 +44,7 @@ class TruncatedGeometricNoise(_SymmetricBoundedNoise):
     name = "truncated_geometric"
     citation = "Bach (2020) Sec. 2.3; Rinott, O'Keefe, Shlomo & Skinner (2018)"
 
-    def __post_init__(self):
-        object.__setattr__(self, "scale", _as_scale(self.scale))
-        object.__setattr__(self, "bound", _as_bound(self.bound))
-        object.__setattr__(self, "sensitivity", scalar_integer(self.sensitivity, "sensitivity", 1))
+    _field_checks = (("scale", as_scale), ("bound", as_bound), ("sensitivity", as_sensitivity))
 
     @classmethod
     def from_variance(cls, variance, bound, sensitivity=1) -> TruncatedGeometricNoise:

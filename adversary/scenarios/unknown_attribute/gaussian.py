@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...measures.decision import competition_credit, tie_tolerance
+from ...measures.decision import credit_against_others, tie_tolerance
 from ...noise import discrete_gaussian
 from .sums import (
     UnknownAttributeMarginals,
@@ -83,7 +83,7 @@ def _decision_probability(log_prior, a, noises, c, tolerance, tie_rule):
     Given v, each other category k independently scores below ``v - tol``,
     within ``tol`` of v (tied) or above; both probabilities are exact discrete
     Gaussian cdfs (a constant for a cell not released), and
-    :func:`~adversary.measures.decision.competition_credit` counts the ties
+    :func:`~adversary.measures.decision.credit_against_others` counts the ties
     by ``tie_rule``.
     """
     if noises[c] is None:
@@ -91,20 +91,16 @@ def _decision_probability(log_prior, a, noises, c, tolerance, tie_rule):
     else:
         c_values = log_prior[c] + a[c] * (2.0 * noises[c].z + 1.0)
         c_masses = noises[c].masses
-    others = [k for k in range(len(log_prior)) if k != c]
-    below = np.empty((c_values.size, len(others)))
-    tied = np.empty_like(below)
-    for column, k in enumerate(others):
-        low, high = c_values - tolerance, c_values + tolerance
+
+    def below_and_tied(k, v):
+        low, high = v - tolerance, v + tolerance
         if noises[k] is None:
-            below[:, column] = log_prior[k] < low
-            tied[:, column] = (log_prior[k] >= low) & (log_prior[k] <= high)
-            continue
+            return log_prior[k] < low, (log_prior[k] >= low) & (log_prior[k] <= high)
         sigma2_k = 1.0 / (2.0 * a[k])
-        below[:, column] = _at_most(low, log_prior[k], a[k], sigma2_k, strict=True)
-        tied[:, column] = _at_most(high, log_prior[k], a[k], sigma2_k, False) - below[:, column]
-    before = np.array([k < c for k in others])
-    return float(competition_credit(below, tied, before, tie_rule) @ c_masses)
+        below = _at_most(low, log_prior[k], a[k], sigma2_k, strict=True)
+        return below, _at_most(high, log_prior[k], a[k], sigma2_k, False) - below
+
+    return credit_against_others(c_values, c_masses, c, len(log_prior), below_and_tied, tie_rule)
 
 
 def gaussian_marginals(

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...measures.decision import competition_credit, tie_tolerance
+from ...measures.decision import credit_against_others, tie_tolerance
 from ...measures.noise import log_ratio, noise_table, support_points
 from .sums import (
     UnknownAttributeMarginals,
@@ -107,25 +107,22 @@ def _decision_probability(terms, c, tolerance, tie_rule):
 
     Given the truth's score v, category k scores below ``v - tol`` or within
     ``tol`` of v with the masses of its table's values (``-inf`` included)
-    in those ranges; :func:`~adversary.measures.decision.competition_credit`
+    in those ranges; :func:`~adversary.measures.decision.credit_against_others`
     counts the ties by ``tie_rule``.
     """
     c_values, c_masses = terms[c]
     if c_values.size == 0:
         return 0.0
-    others = [k for k in range(len(terms)) if k != c]
-    below = np.empty((c_values.size, len(others)))
-    tied = np.empty_like(below)
-    for column, k in enumerate(others):
+
+    def below_and_tied(k, v):
         values, masses = terms[k]
         order = np.argsort(values, kind="stable")
         cumulative = np.concatenate([[0.0], np.cumsum(masses[order])])
         ordered = values[order]
-        below[:, column] = cumulative[np.searchsorted(ordered, c_values - tolerance, side="left")]
-        upto = cumulative[np.searchsorted(ordered, c_values + tolerance, side="right")]
-        tied[:, column] = upto - below[:, column]
-    before = np.array([k < c for k in others])
-    return float(competition_credit(below, tied, before, tie_rule) @ c_masses)
+        below = cumulative[np.searchsorted(ordered, v - tolerance, side="left")]
+        return below, cumulative[np.searchsorted(ordered, v + tolerance, side="right")] - below
+
+    return credit_against_others(c_values, c_masses, c, len(terms), below_and_tied, tie_rule)
 
 
 def mechanism_marginals(
