@@ -13,7 +13,9 @@ persons-file budget, ρ ≈ 0.0992 (Table 2), in the paper's convention
 Copy this file to declare a single-block case of your own.
 """
 
-from adversary.budget import get_preset
+# The paper's five priors of the target's cell and the 2020 block-level detailed (GVHR)
+# query's ρ, 2.56 · 165/4099 · 3945/4097 ≈ 0.0992 (Table 2).
+from adversary.reproduction import PRIORS, RHO_BLOCK
 from adversary.scenarios.single_block import SingleBlockCase
 
 # Table 3: (household/group quarters, voting age, Hispanic, race) -> count.
@@ -23,14 +25,11 @@ GVHR_COUNTS = (
     ("Household, of voting age, not Hispanic, Black", 1),
 )
 
-# ρ of the block-level detailed (GVHR) query: 2.56 · 165/4099 · 3945/4097.
-BLOCK_GVHR_RHO = float(get_preset("pl94-2020-persons").rho("block", "detailed"))
-
 CASE = SingleBlockCase(
     name="Dare County ED 28-21 (1940)",
     description=__doc__,
-    rho=BLOCK_GVHR_RHO,
-    priors={"1/2": 1 / 2, "1/5": 1 / 5, "1/10": 1 / 10, "1/50": 1 / 50, "1/864": 1 / 864},
+    rho=RHO_BLOCK,
+    priors=PRIORS,
     known_count=0,
     true_count=1,
     convention="paper",

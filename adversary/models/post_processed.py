@@ -21,17 +21,16 @@ or ``rho`` gives S6's Figure 6.
 Copy this file to declare a post-processing case of your own.
 """
 
-from adversary.budget import get_preset
+# The paper's five priors of the target's cell and the 2020 block-level detailed (GVHR)
+# query's ρ, 2.56 · 165/4099 · 3945/4097 ≈ 0.0992 (Table 2).
+from adversary.reproduction import PRIORS, RHO_BLOCK
 from adversary.scenarios.post_processing import PostProcessingCase
-
-# ρ of the block-level detailed (GVHR) query: 2.56 · 165/4099 · 3945/4097.
-BLOCK_GVHR_RHO = float(get_preset("pl94-2020-persons").rho("block", "detailed"))
 
 CASE = PostProcessingCase(
     name="Post-processed block count (S6)",
     description=__doc__,
-    rho=BLOCK_GVHR_RHO,
-    priors={"1/2": 1 / 2, "1/5": 1 / 5, "1/10": 1 / 10, "1/50": 1 / 50, "1/864": 1 / 864},
+    rho=RHO_BLOCK,
+    priors=PRIORS,
     d=27,
     x2=1,
     x2_tilde=10,

@@ -20,13 +20,15 @@ them. S1.3's curve over the number of levels ℓ is a sweep of ``levels`` from
 Copy this file to declare an ℓ-level case of your own.
 """
 
+# The paper's five priors of the target's cell.
+from adversary.reproduction import PRIORS
 from adversary.scenarios.multi_level import LEVELS_2020, MultiLevelCase, rhos_2020
 
 CASE = MultiLevelCase(
     name="Unique at six levels (S1.3)",
     description=__doc__,
     rhos=tuple(float(rho) for rho in rhos_2020(6)),
-    priors={"1/2": 1 / 2, "1/5": 1 / 5, "1/10": 1 / 10, "1/50": 1 / 50, "1/864": 1 / 864},
+    priors=PRIORS,
     observed_releases=(0, 1, 1, 3, 3, 6),
     levels=6,
     known_counts=0,

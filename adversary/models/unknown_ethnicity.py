@@ -25,22 +25,19 @@ paper's five p of Sec. 4.2. Copy this file to declare an unknown-attribute
 case of your own (any K: race with six categories, say).
 """
 
-from adversary.budget import get_preset
+# The paper's five priors of the target's cell and the 2020 block-level detailed (GVHR)
+# query's ρ, 2.56 · 165/4099 · 3945/4097 ≈ 0.0992 (Table 2).
+from adversary.reproduction import PRIORS, RHO_BLOCK
 from adversary.scenarios.unknown_attribute import UnknownAttributeCase
-
-# ρ of the block-level detailed (GVHR) query: 2.56 · 165/4099 · 3945/4097.
-BLOCK_GVHR_RHO = float(get_preset("pl94-2020-persons").rho("block", "detailed"))
-
-P_V = {"1/2": 1 / 2, "1/5": 1 / 5, "1/10": 1 / 10, "1/50": 1 / 50, "1/864": 1 / 864}
 
 CASE = UnknownAttributeCase(
     name="Dare County ED 28-21 (1940), unknown ethnicity (illustrative)",
     description=__doc__,
     categories=("not Hispanic", "Hispanic"),
     known_counts=(0, 0),
-    priors={label: {"not Hispanic": p, "Hispanic": 1 - p} for label, p in P_V.items()},
+    priors={label: {"not Hispanic": p, "Hispanic": 1 - p} for label, p in PRIORS.items()},
     true_category="not Hispanic",
-    rho=BLOCK_GVHR_RHO,
+    rho=RHO_BLOCK,
     convention="paper",
     observed_releases=(1, 0),
 )
