@@ -46,14 +46,17 @@ def is_discrete(var) -> bool:
     return np.dtype(var.dtype).kind in (*_DISCRETE_KINDS, "b")
 
 
-def logp_terms(model, depends_on: Sequence | None = None):
+def logp_terms(model, depends_on: Sequence | None = None, *, terms=None):
     """The model's log-p terms summed to scalars; optionally only those mentioning ``depends_on``.
 
     Terms are those of ``model.logp()``: every free and observed variable and
     every Potential, so the sum over all of them is the model's joint log-p.
+    ``terms``: the model's terms already computed by this function (deriving
+    them costs a second or more on a large model).
     """
-    factors = counted_as_integers(model.logp(sum=False))
-    terms = [pt.cast(f.sum(), "float64") for f in factors]
+    if terms is None:
+        factors = counted_as_integers(model.logp(sum=False))
+        terms = [pt.cast(f.sum(), "float64") for f in factors]
     if depends_on is None:
         return terms
     targets = set(depends_on)
@@ -67,24 +70,41 @@ class BatchedLogp:
     dimension; ``outputs`` (default: the sum of the terms mentioning them) are
     vectorised over it. Calling with ``(candidate arrays, point)`` returns
     float64 arrays of length ``n`` (the common batch size), one per output.
+
+    ``stacked=True`` (value variables of one dtype and shape): one input of
+    shape ``(batch, len(value_vars), *shape)`` holds them all, variable ``i``
+    at index ``i`` of its second axis; the call takes ``([that array], point)``.
+    One compiled function then serves an update of any of the variables.
     """
 
-    def __init__(self, model, value_vars, *, outputs=None, compile_kwargs=None):
+    def __init__(
+        self, model, value_vars, *, outputs=None, compile_kwargs=None, stacked=False, terms=None
+    ):
         self.value_vars = list(value_vars)
         if outputs is None:
-            terms = logp_terms(model, self.value_vars)
-            outputs = [sum(terms, start=pt.constant(0.0, dtype="float64"))]
+            chosen = logp_terms(model, self.value_vars, terms=terms)
+            outputs = [sum(chosen, start=pt.constant(0.0, dtype="float64"))]
         self.n_outputs = len(outputs)
-        self.batched = [
-            pt.tensor(name=f"{v.name}_candidates", dtype=v.dtype, shape=(None, *v.type.shape))
-            for v in self.value_vars
-        ]
-        vectorised = vectorize_graph(
-            list(outputs), replace=dict(zip(self.value_vars, self.batched, strict=True))
-        )
+        if stacked:
+            first = self.value_vars[0]
+            block = pt.tensor(
+                name="role_candidates",
+                dtype=first.dtype,
+                shape=(None, len(self.value_vars), *first.type.shape),
+            )
+            self.batched = [block]
+            replace = {v: block[:, i] for i, v in enumerate(self.value_vars)}
+            self._dtypes = [first.dtype]
+        else:
+            self.batched = [
+                pt.tensor(name=f"{v.name}_candidates", dtype=v.dtype, shape=(None, *v.type.shape))
+                for v in self.value_vars
+            ]
+            replace = dict(zip(self.value_vars, self.batched, strict=True))
+            self._dtypes = [v.dtype for v in self.value_vars]
+        vectorised = vectorize_graph(list(outputs), replace=replace)
         self.others = [v for v in model.value_vars if v not in self.value_vars]
         self.other_names = [v.name for v in self.others]
-        self._dtypes = [v.dtype for v in self.value_vars]
         self._other_dtypes = [v.dtype for v in self.others]
         self.fn = model.compile_fn(
             vectorised,
@@ -133,12 +153,10 @@ class BoundsFunction:
             needed = set(ancestors(graphs))
             self.others = [v for v in model.value_vars if v is not value_var and v in needed]
             self.other_names = [v.name for v in self.others]
+            # Bounds that depend on no other variable are evaluated once: no need for numba.
+            mode = safe_compile_kwargs(compile_kwargs) if self.others else one_shot(compile_kwargs)
             self.fn = model.compile_fn(
-                graphs,
-                inputs=self.others,
-                point_fn=False,
-                on_unused_input="ignore",
-                **safe_compile_kwargs(compile_kwargs),
+                graphs, inputs=self.others, point_fn=False, on_unused_input="ignore", **mode
             )
             self.fn.trust_input = True
             self._other_dtypes = [v.dtype for v in self.others]

@@ -49,10 +49,13 @@ def assign_steps(
 ) -> list:
     """Exact Gibbs steps for the discrete free variables of ``model`` (default: all of them).
 
-    A variable whose support has finite bounds with at most ``max_candidates``
-    values at ``initial_point`` gets :class:`~adversary.inference.BoundedGibbs`;
-    any other gets :class:`~adversary.inference.WindowGibbs` with ``tail_mass``.
-    Continuous variables are skipped (PyMC assigns its own steps to them).
+    The variables whose supports have finite bounds with at most
+    ``max_candidates`` values at ``initial_point`` share one
+    :class:`~adversary.inference.BoundedGibbs`; the others one
+    :class:`~adversary.inference.WindowGibbs` with ``tail_mass``. Within a
+    step, variables of one role share one compiled conditional
+    (:mod:`adversary.inference.roles`). Continuous variables are skipped
+    (PyMC assigns its own steps to them).
     """
     model = modelcontext(model)
     initial_point = model.initial_point() if initial_point is None else initial_point
@@ -61,19 +64,24 @@ def assign_steps(
         if vars is None
         else pm.util.get_value_vars_from_user_vars(vars, model)
     )
-    steps = []
+    bounded, unbounded = [], []
     for v in value_vars:
         if not is_discrete(v):
             continue
         lower, upper = support_bounds(model.values_to_rvs[v])
-        common = {"model": model, "initial_point": initial_point, "compile_kwargs": compile_kwargs}
         if lower is not None and upper is not None:
             bounds = BoundsFunction(model, v, compile_kwargs=one_shot(compile_kwargs))
             lo, hi = bounds(initial_point, np.shape(initial_point[v.name]))
             if np.all(hi - lo + 1 <= max_candidates):
-                steps.append(BoundedGibbs([v], max_candidates=max_candidates, **common))
+                bounded.append(v)
                 continue
-        steps.append(WindowGibbs([v], tail_mass=tail_mass, **common))
+        unbounded.append(v)
+    common = {"model": model, "initial_point": initial_point, "compile_kwargs": compile_kwargs}
+    steps = []
+    if bounded:
+        steps.append(BoundedGibbs(bounded, max_candidates=max_candidates, **common))
+    if unbounded:
+        steps.append(WindowGibbs(unbounded, tail_mass=tail_mass, **common))
     return steps
 
 

@@ -29,7 +29,8 @@ from pymc.step_methods.state import dataclass_state
 from pymc.util import get_random_generator, get_value_vars_from_user_vars
 
 from .._validation import as_probability
-from ._conditional import BatchedLogp, BoundsFunction, draw_index, is_discrete
+from ._conditional import BoundsFunction, draw_index, is_discrete
+from .roles import compile_roles
 
 __all__ = ["BoundedGibbs", "ExactGibbsState", "WindowGibbs"]
 
@@ -46,9 +47,12 @@ def _positive_int(value, name: str) -> int:
 
 
 class _ExactGibbs(BlockedStep):
-    """Common set-up: one compiled batched log-p and one bounds function per variable."""
+    """Common set-up: one compiled batched log-p per role (:mod:`.roles`), bounds per variable."""
 
-    default_blocked = False
+    # One instance updates all its variables in turn, one scalar at a time, so that
+    # variables of one role share a compiled function (PyMC's ``blocked=False``
+    # would split the step into one instance, and one compilation, per variable).
+    default_blocked = True
     default_tune_steps = 200
     _state_class = ExactGibbsState
     _stat_suffixes: ClassVar[dict] = {}
@@ -80,9 +84,7 @@ class _ExactGibbs(BlockedStep):
         self.rng = get_random_generator(rng)
         self._names = [v.name for v in value_vars]
         self._shapes = {v.name: np.shape(initial_point[v.name]) for v in value_vars}
-        self._logps = {
-            v.name: BatchedLogp(model, [v], compile_kwargs=compile_kwargs) for v in value_vars
-        }
+        self._roles = compile_roles(model, value_vars, self._shapes, compile_kwargs=compile_kwargs)
         self._bounds = {
             v.name: BoundsFunction(model, v, compile_kwargs=compile_kwargs) for v in value_vars
         }
@@ -110,7 +112,10 @@ class _ExactGibbs(BlockedStep):
     def step(self, point: PointType) -> tuple[PointType, StatsType]:
         point = dict(point)
         stats = {}
+        for role in {id(role): role for role, _ in self._roles.values()}.values():
+            role.load(point)
         for index, name in enumerate(self._names):
+            role, slot = self._roles[name]
             value = np.array(point[name], dtype=np.int64, copy=True)
             flat = value.reshape(-1)
             lower, upper = self._bounds[name](point, value.shape)
@@ -121,6 +126,7 @@ class _ExactGibbs(BlockedStep):
                 element_stats = self._update(
                     index, name, value, element, lower[element], upper[element], point
                 )
+                role.set(slot, element, flat[element])
                 for key, number in element_stats.items():
                     totals[key] = (
                         max(totals[key], number) if key == "tail_bound" else totals[key] + number
@@ -131,11 +137,9 @@ class _ExactGibbs(BlockedStep):
         return point, [stats]
 
     def _conditional(self, name, value, element, candidates, point) -> np.ndarray:
-        """Log-p of the model at each candidate for ``value.flat[element]``."""
-        batch = np.repeat(value.reshape(1, -1), len(candidates), axis=0)
-        batch[:, element] = candidates
-        (logp,) = self._logps[name]([batch.reshape(len(candidates), *value.shape)], point)
-        return logp
+        """Log-p of the model (up to a constant) at each candidate for ``value.flat[element]``."""
+        role, slot = self._roles[name]
+        return role.scores(slot, element, candidates, point)
 
     def _fail(self, name, element, value, reason) -> SamplingError:
         where = name if value.ndim == 0 else f"{name}[{np.unravel_index(element, value.shape)}]"
