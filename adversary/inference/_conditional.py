@@ -10,6 +10,7 @@ their sum and vectorise it over a batch of candidate values with
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -46,17 +47,14 @@ def is_discrete(var) -> bool:
     return np.dtype(var.dtype).kind in (*_DISCRETE_KINDS, "b")
 
 
-def logp_terms(model, depends_on: Sequence | None = None, *, terms=None):
+def logp_terms(model, depends_on: Sequence | None = None):
     """The model's log-p terms summed to scalars; optionally only those mentioning ``depends_on``.
 
     Terms are those of ``model.logp()``: every free and observed variable and
     every Potential, so the sum over all of them is the model's joint log-p.
-    ``terms``: the model's terms already computed by this function (deriving
-    them costs a second or more on a large model).
     """
-    if terms is None:
-        factors = counted_as_integers(model.logp(sum=False))
-        terms = [pt.cast(f.sum(), "float64") for f in factors]
+    factors = counted_as_integers(model.logp(sum=False))
+    terms = [pt.cast(f.sum(), "float64") for f in factors]
     if depends_on is None:
         return terms
     targets = set(depends_on)
@@ -70,38 +68,20 @@ class BatchedLogp:
     dimension; ``outputs`` (default: the sum of the terms mentioning them) are
     vectorised over it. Calling with ``(candidate arrays, point)`` returns
     float64 arrays of length ``n`` (the common batch size), one per output.
-
-    ``stacked=True`` (value variables of one dtype and shape): one input of
-    shape ``(batch, len(value_vars), *shape)`` holds them all, variable ``i``
-    at index ``i`` of its second axis; the call takes ``([that array], point)``.
-    One compiled function then serves an update of any of the variables.
     """
 
-    def __init__(
-        self, model, value_vars, *, outputs=None, compile_kwargs=None, stacked=False, terms=None
-    ):
+    def __init__(self, model, value_vars, *, outputs=None, compile_kwargs=None):
         self.value_vars = list(value_vars)
         if outputs is None:
-            chosen = logp_terms(model, self.value_vars, terms=terms)
-            outputs = [sum(chosen, start=pt.constant(0.0, dtype="float64"))]
+            terms = logp_terms(model, self.value_vars)
+            outputs = [sum(terms, start=pt.constant(0.0, dtype="float64"))]
         self.n_outputs = len(outputs)
-        if stacked:
-            first = self.value_vars[0]
-            block = pt.tensor(
-                name="role_candidates",
-                dtype=first.dtype,
-                shape=(None, len(self.value_vars), *first.type.shape),
-            )
-            self.batched = [block]
-            replace = {v: block[:, i] for i, v in enumerate(self.value_vars)}
-            self._dtypes = [first.dtype]
-        else:
-            self.batched = [
-                pt.tensor(name=f"{v.name}_candidates", dtype=v.dtype, shape=(None, *v.type.shape))
-                for v in self.value_vars
-            ]
-            replace = dict(zip(self.value_vars, self.batched, strict=True))
-            self._dtypes = [v.dtype for v in self.value_vars]
+        self.batched = [
+            pt.tensor(name=f"{v.name}_candidates", dtype=v.dtype, shape=(None, *v.type.shape))
+            for v in self.value_vars
+        ]
+        self._dtypes = [v.dtype for v in self.value_vars]
+        replace = dict(zip(self.value_vars, self.batched, strict=True))
         vectorised = vectorize_graph(list(outputs), replace=replace)
         self.others = [v for v in model.value_vars if v not in self.value_vars]
         self.other_names = [v.name for v in self.others]
@@ -123,10 +103,10 @@ class BatchedLogp:
             for name, d in zip(self.other_names, self._other_dtypes, strict=True)
         ]
         n = len(args[0])
-        out = []
-        for o in self.fn(*args):
-            o = np.asarray(o, dtype=np.float64)
-            out.append(o if o.shape == (n,) else np.broadcast_to(o, (n,)))
+        out = self.fn(*args)
+        for i, o in enumerate(out):
+            if o.dtype != np.float64 or o.shape != (n,):
+                out[i] = np.broadcast_to(np.asarray(o, dtype=np.float64), (n,))
         return out
 
 
@@ -148,6 +128,7 @@ class BoundsFunction:
         graphs = [g for g in (lower, upper) if g is not None]
         self.fn = None
         self._constant = None
+        self._by_shape = {}
         if graphs:
             graphs = model.replace_rvs_by_values(graphs)
             needed = set(ancestors(graphs))
@@ -168,19 +149,16 @@ class BoundsFunction:
         return self.has_lower and self.has_upper
 
     def __call__(self, point, shape) -> tuple[np.ndarray, np.ndarray]:
-        if self.fn is None:
-            values = []
-        elif self._constant is not None:
-            values = list(self._constant)
-        else:
-            values = list(
-                self.fn(
-                    *[
-                        np.asarray(point[n], dtype=d)
-                        for n, d in zip(self.other_names, self._other_dtypes, strict=True)
-                    ]
-                )
+        if self.fn is not None and self._constant is None:
+            names = zip(self.other_names, self._other_dtypes, strict=True)
+            return self._bounds(
+                list(self.fn(*[np.asarray(point[n], dtype=d) for n, d in names])), shape
             )
+        if shape not in self._by_shape:  # bounds that never change: computed once per shape
+            self._by_shape[shape] = self._bounds(list(self._constant or []), shape)
+        return self._by_shape[shape]
+
+    def _bounds(self, values: list, shape) -> tuple[np.ndarray, np.ndarray]:
         lower = values.pop(0) if self.has_lower else self.LOW
         upper = values.pop(0) if self.has_upper else self.HIGH
         lower, upper = np.asarray(lower, dtype=np.int64), np.asarray(upper, dtype=np.int64)
@@ -195,14 +173,14 @@ def draw_index(log_weights: np.ndarray, rng: np.random.Generator) -> int:
 
     Raises ``FloatingPointError`` if a weight is NaN or all weights are zero.
     """
-    top = log_weights.max()
-    if not np.isfinite(top):
-        if np.isnan(top):
+    top = float(log_weights.max())
+    if not math.isfinite(top):
+        if math.isnan(top):
             raise FloatingPointError("log-p is NaN for a candidate value")
         raise FloatingPointError("every candidate value has log-p -inf (or +inf)")
-    cumulative = np.cumsum(np.exp(log_weights - top))
-    total = cumulative[-1]
-    if np.isnan(total):  # a NaN below the maximum
+    cumulative = np.exp(log_weights - top).cumsum()
+    total = float(cumulative[-1])
+    if math.isnan(total):  # a NaN below the maximum
         raise FloatingPointError("log-p is NaN for a candidate value")
-    u = rng.random() * total
-    return min(int(np.searchsorted(cumulative, u, side="right")), len(log_weights) - 1)
+    index = int(cumulative.searchsorted(rng.random() * total, side="right"))
+    return min(index, len(log_weights) - 1)

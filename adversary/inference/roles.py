@@ -6,20 +6,22 @@ mention ``X_j`` (its Markov blanket) suffice. Latents that play the same part
 in the model — the persons of a block, each with its own prior and all in the
 same released counts — would each compile the same graph. Instead they form a
 *role*: one compiled function takes all of the role's values stacked in one
-array and scores a batch of them; updating ``X_j`` passes the current values
-with ``X_j``'s slot set to each candidate. The terms are those mentioning
-any member: the ones that do not mention ``X_j`` are constant in its
-candidates and cancel in the conditional, so each update is still an exact
-draw from ``X_j``'s full conditional.
+array and the index (slot) of the latent being updated, and scores a batch of
+candidate stacks; updating ``X_j`` passes the current values with ``X_j``'s
+slot set to each candidate.
 
-Two latents share a role when they have the same dtype and shape and the
-same *shared* terms (terms that mention them and some other latent); a
-term mentioning a latent alone (its prior) is private. Chains such as
-``X_1 – X_2 – X_3`` therefore keep one function per latent (their shared
-terms differ), so no update evaluates a long chain's terms. Compile time is
-one function per role, not per latent; each update costs the role's terms,
-which for the persons of a block is the released counts plus one prior
-lookup per person.
+Its terms are the role's *shared* terms (those mentioning a member and some
+other latent: the released counts) and the *private* terms (those mentioning
+one member alone: its prior). When every member's private terms are the same
+graph of its own value (the same prior), they are evaluated once, for the
+slot's member only; otherwise every member's are included, those of the
+other members being constant in the candidates. Either way the scores differ
+from ``X_j``'s full conditional by a constant, so each update is an exact draw.
+
+Two latents share a role when they have the same dtype and shape and the same
+shared terms. Chains such as ``X_1 – X_2 – X_3`` therefore keep one function
+per latent (their shared terms differ), so no update evaluates a long chain's
+terms. Compile time is one function per role, not per latent.
 """
 
 from __future__ import annotations
@@ -27,26 +29,94 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import pytensor.tensor as pt
+from pytensor.graph.basic import equal_computations
+from pytensor.graph.replace import clone_replace, vectorize_graph
 from pytensor.graph.traversal import ancestors
 
-from ._conditional import BatchedLogp, logp_terms
+from ._conditional import logp_terms
+from .safe import safe_compile_kwargs
 
-__all__ = ["Role", "compile_roles", "partition_roles"]
+__all__ = ["Role", "RoleLogp", "compile_roles", "partition_roles", "term_mentions"]
 
 
-def partition_roles(model, value_vars, shapes: dict, terms) -> list[list]:
+def term_mentions(model, terms) -> list[set]:
+    """For each log-p term, the set of the model's value variables its graph contains."""
+    latents = set(model.value_vars)
+    return [latents & set(ancestors([term])) for term in terms]
+
+
+def partition_roles(value_vars, shapes: dict, mentions) -> list[list]:
     """``value_vars`` grouped by (dtype, shape, shared terms), in their order of appearance.
 
-    ``shapes`` maps each variable's name to its value's shape; ``terms`` are
-    the model's log-p terms (:func:`~adversary.inference._conditional.logp_terms`).
+    ``shapes`` maps each variable's name to its value's shape; ``mentions``
+    is :func:`term_mentions` of the model's log-p terms.
     """
-    latents = set(model.value_vars)
-    mentions = [latents & set(ancestors([term])) for term in terms]
     groups: dict[tuple, list] = {}
     for v in value_vars:
         shared = frozenset(i for i, m in enumerate(mentions) if v in m and len(m) > 1)
         groups.setdefault((v.dtype, shapes[v.name], shared), []).append(v)
     return list(groups.values())
+
+
+class RoleLogp:
+    """``logp(stacked candidates, slot, point)`` of one role, compiled once (module docstring)."""
+
+    def __init__(self, model, members, terms, mentions, *, compile_kwargs=None):
+        first = members[0]
+        self.dtype = first.dtype
+        self.block = pt.tensor(
+            name="role_values", dtype=first.dtype, shape=(None, len(members), *first.type.shape)
+        )
+        self.slot = pt.scalar(name="slot", dtype="int64")
+        member_set = set(members)
+        mine = [i for i, m in enumerate(mentions) if m & member_set]
+        private = {v: [terms[i] for i in mine if mentions[i] == {v}] for v in members}
+        replace = {v: self.block[:, i] for i, v in enumerate(members)}
+        self.private_once = _same_graphs(private, members)
+        if self.private_once:
+            # One member's private terms, on a placeholder that takes the slot's value.
+            placeholder = first.type()
+            template = clone_replace(private[first], replace={first: placeholder})
+            outputs = [terms[i] for i in mine if len(mentions[i]) > 1] + list(template)
+            replace[placeholder] = self.block[:, self.slot]
+        else:
+            outputs = [terms[i] for i in mine]
+        total = sum(outputs, start=pt.constant(0.0, dtype="float64"))
+        (vectorised,) = vectorize_graph([total], replace=replace)
+        self.others = [v for v in model.value_vars if v not in member_set]
+        self.other_names = [v.name for v in self.others]
+        self._other_dtypes = [v.dtype for v in self.others]
+        self.fn = model.compile_fn(
+            [vectorised],
+            inputs=[self.block, self.slot, *self.others],
+            point_fn=False,
+            on_unused_input="ignore",
+            **safe_compile_kwargs(compile_kwargs),
+        )
+        self.fn.trust_input = True  # so inputs must be exact: 0-d int64 arrays for the slot
+        self._slots = [np.array(i, dtype=np.int64) for i in range(len(members))]
+
+    def __call__(self, block: np.ndarray, slot: int, point) -> np.ndarray:
+        args = [
+            np.asarray(point[name], dtype=d)
+            for name, d in zip(self.other_names, self._other_dtypes, strict=True)
+        ]
+        (logp,) = self.fn(block, self._slots[slot], *args)
+        if logp.dtype != np.float64 or logp.shape != (len(block),):
+            logp = np.broadcast_to(np.asarray(logp, dtype=np.float64), (len(block),))
+        return logp
+
+
+def _same_graphs(private: dict, members) -> bool:
+    """True if every member's private terms are the first member's, with its own value."""
+    first = members[0]
+    reference = private[first]
+    return all(
+        len(private[v]) == len(reference)
+        and equal_computations(reference, private[v], in_xs=[first], in_ys=[v])
+        for v in members[1:]
+    )
 
 
 @dataclass
@@ -55,34 +125,36 @@ class Role:
 
     ``current`` (shape ``(members, *shape)``) mirrors the chain's point while
     a sweep runs: :meth:`load` fills it, :meth:`set` keeps it in step with
-    each update.
+    each update. Element ``e`` of member ``slot`` is ``flat[slot * size + e]``.
     """
 
     names: list[str]
-    logp: BatchedLogp
+    logp: RoleLogp
     current: np.ndarray | None = field(default=None, repr=False)
 
     def load(self, point) -> None:
-        dtype = self.logp._dtypes[0]
+        dtype = self.logp.dtype
         self.current = np.stack([np.asarray(point[name], dtype=dtype) for name in self.names])
+        self._flat = self.current.reshape(-1)
+        self._size = self._flat.size // len(self.names)
 
     def set(self, slot: int, element: int, value: int) -> None:
-        self.current.reshape(len(self.names), -1)[slot, element] = value
+        self._flat[slot * self._size + element] = value
 
     def scores(self, slot: int, element: int, candidates: np.ndarray, point) -> np.ndarray:
         """Log-p (up to a constant) with member ``slot``'s element set to each candidate."""
         batch = np.repeat(self.current[None], len(candidates), axis=0)
-        batch.reshape(len(candidates), len(self.names), -1)[:, slot, element] = candidates
-        (logp,) = self.logp([batch], point)
-        return logp
+        batch.reshape(len(candidates), -1)[:, slot * self._size + element] = candidates
+        return self.logp(batch, slot, point)
 
 
 def compile_roles(model, value_vars, shapes: dict, *, compile_kwargs=None) -> dict:
     """``{name: (role, slot)}`` for ``value_vars``: one compiled :class:`Role` per role."""
     terms = logp_terms(model)
+    mentions = term_mentions(model, terms)
     placed = {}
-    for members in partition_roles(model, value_vars, shapes, terms):
-        logp = BatchedLogp(model, members, compile_kwargs=compile_kwargs, stacked=True, terms=terms)
+    for members in partition_roles(value_vars, shapes, mentions):
+        logp = RoleLogp(model, members, terms, mentions, compile_kwargs=compile_kwargs)
         role = Role([v.name for v in members], logp)
         for slot, v in enumerate(members):
             placed[v.name] = (role, slot)
