@@ -48,17 +48,30 @@ def _is_elemwise(node, scalar_type) -> bool:
 
 
 def counted_as_integers(graphs: list) -> list:
-    """``graphs`` with every ``Cast{int}(b1 + b2 + …)`` of booleans made an integer add."""
+    """``graphs`` with every integer add of booleans made an add of integers.
+
+    Two patterns occur: ``Cast{int}(b1 + b2 + …)`` (the canonizer's) and an
+    integer ``Add`` with several boolean inputs (``(b1 + b2) + n`` flattened
+    into ``Add(b1, b2, n)``, which the Python linker evaluates left to right,
+    ``b1 + b2`` first, as booleans). Both become the add of the inputs cast to
+    the integer type.
+    """
     replacements = {}
     for variable in ancestors(graphs):
         node = variable.owner
-        if node is None or not _is_elemwise(node, ps.Cast) or variable.dtype == "bool":
+        if node is None or not variable.dtype.startswith(("int", "uint")):
             continue
-        (inner,) = node.inputs
-        added = inner.owner
-        if inner.dtype == "bool" and added is not None and _is_elemwise(added, ps.Add):
-            if variable.dtype.startswith(("int", "uint")):
-                replacements[variable] = pt.add(*[pt.cast(x, variable.dtype) for x in added.inputs])
+        if _is_elemwise(node, ps.Cast):
+            (inner,) = node.inputs
+            if inner.dtype == "bool" and inner.owner is not None:
+                if _is_elemwise(inner.owner, ps.Add):
+                    replacements[variable] = _integer_add(inner.owner.inputs, variable.dtype)
+        elif _is_elemwise(node, ps.Add) and sum(x.dtype == "bool" for x in node.inputs) > 1:
+            replacements[variable] = _integer_add(node.inputs, variable.dtype)
     if not replacements:
         return list(graphs)
     return list(graph_replace(list(graphs), replacements, strict=False))
+
+
+def _integer_add(inputs, dtype: str):
+    return pt.add(*[pt.cast(x, dtype) for x in inputs])

@@ -45,6 +45,18 @@ def test_the_rewrite_makes_a_boolean_add_and_counted_as_integers_undoes_it():
     assert pytensor.function([a, b, c], count, mode=safe_mode("FAST_COMPILE"))(0, 0, 0) == 3
 
 
+def test_a_count_plus_an_integer_is_counted_too():
+    # The canonizer flattens (b1 + b2 + b3) + n into Add(b1, b2, b3, n): an int64 add
+    # whose first steps the Python linker takes as booleans.
+    a, b, c, n = (pt.scalar(name, dtype="int64") for name in "abcn")
+    total = sum(pt.eq(x, 0) for x in (a, b, c)) + n
+    (rewritten,) = rewrite_graph([total], include=("canonicalize",))
+    unsafe = pytensor.function([a, b, c, n], rewritten, mode="FAST_COMPILE")
+    assert unsafe(0, 0, 0, 5) == 6  # the upstream bug: 1 + 5
+    (fixed,) = counted_as_integers([rewritten])
+    assert pytensor.function([a, b, c, n], fixed, mode="FAST_COMPILE")(0, 0, 0, 5) == 8
+
+
 def test_enumeration_counts_every_person():
     joint = enumerate_posterior(_block()).joint
     weights = {}
