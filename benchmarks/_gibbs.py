@@ -120,7 +120,8 @@ def summarise(run: Run, estimands: list[Estimand], tune: int) -> dict:
         values = run.values[estimand.key]
         size = ess(values)
         estimate = float(values.mean())
-        mcse = math.sqrt(estimand.variance / size)
+        variance = float(np.var(values)) if math.isnan(estimand.variance) else estimand.variance
+        mcse = math.sqrt(variance / size)
         row |= {
             f"{estimand.key}_estimate": estimate,
             f"{estimand.key}_exact": estimand.mean,
@@ -140,6 +141,23 @@ def add_ratios(rows: list[dict], estimands: list[Estimand]) -> list[dict]:
         for estimand in estimands:
             key = estimand.key
             row[f"{key}_ratio"] = row[f"{key}_ess_per_s"] / ours[f"{key}_ess_per_s"]
+    return rows
+
+
+def against_reference(rows: list[dict], estimands: list[Estimand], reference: str) -> list[dict]:
+    """Where no exact value is known: bias and ``z`` against the ``reference`` sampler's estimate.
+
+    ``z = (estimate - reference estimate) / sqrt(MCSE² + reference MCSE²)``
+    (each MCSE from the draws' variance and ArviZ's ESS).
+    """
+    base = next(r for r in rows if r["sampler"] == reference)
+    for row in rows:
+        for estimand in estimands:
+            key = estimand.key
+            difference = row[f"{key}_estimate"] - base[f"{key}_estimate"]
+            spread = math.hypot(row[f"{key}_mcse"], base[f"{key}_mcse"])
+            row[f"{key}_bias"] = difference
+            row[f"{key}_z"] = difference / spread if row is not base else 0.0
     return rows
 
 
@@ -224,6 +242,8 @@ def compare_samplers(
     rows = [summarise(run, estimands, config["tune"]) for run in runs]
     if "ours" in chain_runners:
         add_ratios(rows, estimands)
+    if "numpy" in chain_runners:
+        against_reference(rows, [e for e in estimands if math.isnan(e.mean)], "numpy")
     return {
         "config": {**config, "seed": seed, "cores": 1},
         "results": rows,
