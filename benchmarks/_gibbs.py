@@ -197,14 +197,18 @@ def report(result: dict, heading: str, exact: str, estimands: list[Estimand]) ->
 def report_lines(rows: list[dict], estimands: list[Estimand]) -> list[str]:
     """The speed table (ESS, ESS/s and ratio per estimand) and the accuracy table."""
     heading = f"{'sampler':<8}{'warmup s':>9}{'setup s':>9}{'sample s':>9}{'µs/sweep':>9}"
-    heading += "".join(f"{'ESS ' + e.key:>9}{'ESS/s':>10}{'ratio':>7}" for e in estimands)
+    widths = {e.key: max(9, len(e.key) + 5) for e in estimands}
+    heading += "".join(
+        f"{'ESS ' + e.key:>{widths[e.key]}}{'ESS/s':>10}{'ratio':>7}" for e in estimands
+    )
     lines = [heading]
     for r in rows:
         line = f"{r['sampler']:<8}{r['warmup_s']:>9.2f}{r['setup_s']:>9.2f}"
         line += f"{r['sampling_s']:>9.2f}{r['us_per_sweep']:>9.0f}"
         for e in estimands:
             ratio = r.get(f"{e.key}_ratio", math.nan)
-            line += f"{r[e.key + '_ess']:>9.0f}{r[e.key + '_ess_per_s']:>10.0f}{ratio:>7.2f}"
+            ess_column = f"{r[e.key + '_ess']:>{widths[e.key]}.0f}"
+            line += f"{ess_column}{r[e.key + '_ess_per_s']:>10.0f}{ratio:>7.2f}"
         lines.append(line)
     accuracy = "".join(f"{e.label:>10}{'bias':>9}{'z':>6}" for e in estimands)
     lines += ["", f"{'sampler':<8}{accuracy}"]

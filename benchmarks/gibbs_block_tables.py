@@ -136,12 +136,14 @@ class Block:
         with pm.Model() as model:
             persons = pm.Categorical("P", p=np.array(self.prior), shape=PERSONS)
             counts = pt.eq(persons[:, None], np.arange(CELLS)[None, :]).sum(axis=0)
-            for q, index in margins().items():
-                matrix = np.zeros((index.max() + 1, CELLS), dtype=np.int64)
-                matrix[index, np.arange(CELLS)] = 1
+            cube = counts.reshape([size for _, size in ATTRIBUTES])  # the cross-classification
+            names = [name for name, _ in ATTRIBUTES]
+            for q, kept in QUERIES.items():
+                dropped = tuple(k for k, name in enumerate(names) if name not in kept)
+                table = cube.sum(axis=dropped) if dropped else cube
                 DiscreteGaussian(
                     f"x_{q}",
-                    mu=pt.dot(matrix, counts),
+                    mu=table.reshape((-1,)),
                     sigma2=variances[q],
                     observed=np.array(self.releases[q]),
                 )
