@@ -1,8 +1,10 @@
 """Inference (layer 3): exact Gibbs sampling, exact enumeration, shared summaries.
 
 - :func:`sample` — PyMC's sampler with :class:`BoundedGibbs` / :class:`WindowGibbs`
-  (exact draws from each discrete variable's full conditional) assigned to
-  every discrete variable, a checked and repaired start, ArviZ's DataTree out.
+  (exact draws from each discrete variable's full conditional) and
+  :class:`TransferGibbs` (count vectors with a known total) assigned to every
+  discrete variable, a checked and repaired start, ArviZ's DataTree out;
+  :class:`BlockGibbs` updates a small group jointly when asked for.
 - :func:`enumerate_posterior` — the exact posterior of an all-discrete model as labelled
   xarray probability tables.
 - :func:`posterior_probability`, :func:`marginal_pmf`, :func:`posterior_pmf`,
@@ -11,14 +13,17 @@
 """
 
 from .enumeration import Enumeration, enumerate_posterior
+from .moves import BlockGibbs, TransferGibbs
 from .sampling import assign_steps, sample
 from .start import is_feasible, repair_start
 from .steps import BoundedGibbs, WindowGibbs
 from .summaries import event_indicator, marginal_pmf, posterior_pmf, posterior_probability
 
 __all__ = [
+    "BlockGibbs",
     "BoundedGibbs",
     "Enumeration",
+    "TransferGibbs",
     "WindowGibbs",
     "assign_steps",
     "enumerate_posterior",

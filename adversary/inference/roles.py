@@ -141,10 +141,17 @@ class Role:
     def set(self, slot: int, element: int, value: int) -> None:
         self._flat[slot * self._size + element] = value
 
-    def scores(self, slot: int, element: int, candidates: np.ndarray, point) -> np.ndarray:
-        """Log-p (up to a constant) with member ``slot``'s element set to each candidate."""
-        batch = np.repeat(self.current[None], len(candidates), axis=0)
-        batch.reshape(len(candidates), -1)[:, slot * self._size + element] = candidates
+    def scores(self, slot: int, elements: tuple, values: np.ndarray, point) -> np.ndarray:
+        """Log-p (up to a constant) with member ``slot``'s ``elements`` set to each row.
+
+        ``values`` has shape ``(candidates, len(elements))``; the other
+        elements and members keep their current values.
+        """
+        batch = np.repeat(self.current[None], len(values), axis=0)
+        flat = batch.reshape(len(values), -1)
+        start = slot * self._size
+        for column, element in enumerate(elements):
+            flat[:, start + element] = values[:, column]
         return self.logp(batch, slot, point)
 
 

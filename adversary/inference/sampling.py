@@ -20,6 +20,7 @@ from xarray import DataTree
 from .._validation import as_probability
 from ..distributions.support import support_bounds
 from ._conditional import BoundsFunction, is_discrete, one_shot
+from .moves import TransferGibbs, has_known_total
 from .progress import ChainProgress
 from .safe import safe_compile_kwargs
 from .start import StartRepairer
@@ -52,10 +53,11 @@ def assign_steps(
     The variables whose supports have finite bounds with at most
     ``max_candidates`` values at ``initial_point`` share one
     :class:`~adversary.inference.BoundedGibbs`; the others one
-    :class:`~adversary.inference.WindowGibbs` with ``tail_mass``. Within a
-    step, variables of one role share one compiled conditional
-    (:mod:`adversary.inference.roles`). Continuous variables are skipped
-    (PyMC assigns its own steps to them).
+    :class:`~adversary.inference.WindowGibbs` with ``tail_mass``; count
+    vectors with a known total (``pm.Multinomial``, ``pm.DirichletMultinomial``)
+    one :class:`~adversary.inference.TransferGibbs`. Within a step, variables
+    of one role share one compiled conditional (:mod:`adversary.inference.roles`).
+    Continuous variables are skipped (PyMC assigns its own steps to them).
     """
     model = modelcontext(model)
     initial_point = model.initial_point() if initial_point is None else initial_point
@@ -64,9 +66,12 @@ def assign_steps(
         if vars is None
         else pm.util.get_value_vars_from_user_vars(vars, model)
     )
-    bounded, unbounded = [], []
+    bounded, unbounded, totals = [], [], []
     for v in value_vars:
         if not is_discrete(v):
+            continue
+        if has_known_total(model.values_to_rvs[v]):
+            totals.append(v)
             continue
         lower, upper = support_bounds(model.values_to_rvs[v])
         if lower is not None and upper is not None:
@@ -82,6 +87,8 @@ def assign_steps(
         steps.append(BoundedGibbs(bounded, max_candidates=max_candidates, **common))
     if unbounded:
         steps.append(WindowGibbs(unbounded, tail_mass=tail_mass, **common))
+    if totals:
+        steps.append(TransferGibbs(totals, **common))
     return steps
 
 

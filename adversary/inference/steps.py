@@ -84,10 +84,7 @@ class _ExactGibbs(BlockedStep):
         self.rng = get_random_generator(rng)
         self._names = [v.name for v in value_vars]
         self._shapes = {v.name: np.shape(initial_point[v.name]) for v in value_vars}
-        self._roles = compile_roles(model, value_vars, self._shapes, compile_kwargs=compile_kwargs)
-        self._bounds = {
-            v.name: BoundsFunction(model, v, compile_kwargs=compile_kwargs) for v in value_vars
-        }
+        self._compile(model, value_vars, compile_kwargs)
         self.half_widths = [8] * len(value_vars)
         # Stats are named per variable ("X2_candidates", ...) so that several
         # variables' steps can be told apart in ``sample_stats``.
@@ -97,6 +94,14 @@ class _ExactGibbs(BlockedStep):
             for suffix, spec in self._stat_suffixes.items()
         }
         self.stats_dtypes = [{key: dtype for key, (dtype, _) in self.stats_dtypes_shapes.items()}]
+
+    def _compile(self, model, value_vars, compile_kwargs) -> None:
+        """One compiled conditional per role, and each variable's support bounds."""
+        self._roles = compile_roles(model, value_vars, self._shapes, compile_kwargs=compile_kwargs)
+        self._role_list = list({id(role): role for role, _ in self._roles.values()}.values())
+        self._bounds = {
+            v.name: BoundsFunction(model, v, compile_kwargs=compile_kwargs) for v in value_vars
+        }
 
     def setup_chain(self, rng, tune: int, draws: int) -> None:
         super().setup_chain(rng, tune, draws)
@@ -112,7 +117,7 @@ class _ExactGibbs(BlockedStep):
     def step(self, point: PointType) -> tuple[PointType, StatsType]:
         point = dict(point)
         stats = {}
-        for role in {id(role): role for role, _ in self._roles.values()}.values():
+        for role in self._role_list:
             role.load(point)
         for index, name in enumerate(self._names):
             role, slot = self._roles[name]
@@ -139,7 +144,7 @@ class _ExactGibbs(BlockedStep):
     def _conditional(self, name, value, element, candidates, point) -> np.ndarray:
         """Log-p of the model (up to a constant) at each candidate for ``value.flat[element]``."""
         role, slot = self._roles[name]
-        return role.scores(slot, element, candidates, point)
+        return role.scores(slot, (element,), candidates[:, None], point)
 
     def _fail(self, name, element, value, reason) -> SamplingError:
         where = name if value.ndim == 0 else f"{name}[{np.unravel_index(element, value.shape)}]"

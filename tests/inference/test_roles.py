@@ -66,7 +66,7 @@ def test_role_scores_are_the_model_log_p_up_to_a_constant(priors, once):
     role.load(point)
     candidates = np.arange(CELLS)
     for slot, name in enumerate(role.names):
-        scores = role.scores(slot, 0, candidates, point)
+        scores = role.scores(slot, (0,), candidates[:, None], point)
         full = np.array([logp({**point, name: np.array(k)}) for k in candidates])
         np.testing.assert_allclose(scores - scores[0], full - full[0], rtol=0, atol=1e-12)
 
