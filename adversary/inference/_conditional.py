@@ -168,19 +168,45 @@ class BoundsFunction:
         )
 
 
+_SMALL = 16  # below this many candidates a Python loop beats numpy's per-call overhead
+
+
 def draw_index(log_weights: np.ndarray, rng: np.random.Generator) -> int:
     """An index drawn with probability ∝ ``exp(log_weights)`` (exact inverse-CDF draw).
 
     Raises ``FloatingPointError`` if a weight is NaN or all weights are zero.
     """
+    if len(log_weights) <= _SMALL:
+        return _draw_small(log_weights.tolist(), rng)
     top = float(log_weights.max())
-    if not math.isfinite(top):
-        if math.isnan(top):
-            raise FloatingPointError("log-p is NaN for a candidate value")
-        raise FloatingPointError("every candidate value has log-p -inf (or +inf)")
+    _check_top(top)
     cumulative = np.exp(log_weights - top).cumsum()
     total = float(cumulative[-1])
     if math.isnan(total):  # a NaN below the maximum
         raise FloatingPointError("log-p is NaN for a candidate value")
     index = int(cumulative.searchsorted(rng.random() * total, side="right"))
     return min(index, len(log_weights) - 1)
+
+
+def _draw_small(logs: list, rng: np.random.Generator) -> int:
+    """:func:`draw_index` for a short list: the same inverse-CDF draw in plain Python."""
+    if any(x != x for x in logs):
+        raise FloatingPointError("log-p is NaN for a candidate value")
+    top = max(logs)
+    _check_top(top)
+    cumulative, running = [], 0.0
+    for x in logs:
+        running += math.exp(x - top)
+        cumulative.append(running)
+    u = rng.random() * running
+    for index, edge in enumerate(cumulative):
+        if u < edge:
+            return index
+    return len(logs) - 1
+
+
+def _check_top(top: float) -> None:
+    if math.isnan(top):
+        raise FloatingPointError("log-p is NaN for a candidate value")
+    if not math.isfinite(top):
+        raise FloatingPointError("every candidate value has log-p -inf (or +inf)")

@@ -134,7 +134,10 @@ class Role:
 
     def load(self, point) -> None:
         dtype = self.logp.dtype
-        self.current = np.stack([np.asarray(point[name], dtype=dtype) for name in self.names])
+        if len(self.names) == 1:
+            self.current = np.array(point[self.names[0]], dtype=dtype)[None]
+        else:
+            self.current = np.stack([np.asarray(point[name], dtype=dtype) for name in self.names])
         self._flat = self.current.reshape(-1)
         self._size = self._flat.size // len(self.names)
 

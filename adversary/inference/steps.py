@@ -125,19 +125,15 @@ class _ExactGibbs(BlockedStep):
             flat = value.reshape(-1)
             lower, upper = self._bounds[name](point, value.shape)
             lower, upper = lower.reshape(-1), upper.reshape(-1)
-            totals = dict.fromkeys(self._stat_suffixes, 0)
+            point[name] = value
+            totals = None
             for element in range(flat.size):
-                point[name] = value
                 element_stats = self._update(
                     index, name, value, element, lower[element], upper[element], point
                 )
                 role.set(slot, element, flat[element])
-                for key, number in element_stats.items():
-                    totals[key] = (
-                        max(totals[key], number) if key == "tail_bound" else totals[key] + number
-                    )
-            point[name] = value
-            for key, number in totals.items():
+                totals = element_stats if totals is None else _combined(totals, element_stats)
+            for key, number in (totals or dict.fromkeys(self._stat_suffixes, 0)).items():
                 stats[f"{name}_{key}"] = number
         return point, [stats]
 
@@ -153,6 +149,14 @@ class _ExactGibbs(BlockedStep):
             f"{value.reshape(-1)[element]}): {reason}. Is the start point feasible "
             "(adversary.inference.sample repairs it) and the posterior proper?"
         )
+
+
+def _combined(totals: dict, element_stats: dict) -> dict:
+    """A variable's step stats over its elements: sums, and the largest tail bound."""
+    return {
+        key: max(number, element_stats[key]) if key == "tail_bound" else number + element_stats[key]
+        for key, number in totals.items()
+    }
 
 
 class BoundedGibbs(_ExactGibbs):

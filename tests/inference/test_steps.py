@@ -106,3 +106,23 @@ def test_steps_reject_unsuitable_variables(kr):
         WindowGibbs([model["X2"]], model=model, tail_mass=1.0)
     with pytest.raises(ValueError, match="max_candidates must be a positive integer"):
         BoundedGibbs([model["X1"]], model=model, max_candidates=0)
+
+
+@pytest.mark.parametrize("size", [2, 16, 17, 300])
+def test_draw_index_is_the_inverse_cdf_draw_on_both_paths(size):
+    # Short lists are drawn in plain Python, long ones with numpy: the same inverse-CDF
+    # draw, so the same uniform gives the same index.
+    from adversary.inference._conditional import draw_index
+
+    log_weights = np.random.default_rng(size).normal(size=size)
+    log_weights[0] = -np.inf
+    weights = np.exp(log_weights - log_weights.max())
+    cdf = np.cumsum(weights) / weights.sum()
+    for seed in range(50):
+        u = np.random.default_rng(seed).random()
+        expected = min(int(np.searchsorted(cdf, u, side="right")), size - 1)
+        assert draw_index(log_weights, np.random.default_rng(seed)) == expected
+    with pytest.raises(FloatingPointError, match="NaN"):
+        draw_index(np.where(np.arange(size) == 1, np.nan, 0.0), np.random.default_rng(0))
+    with pytest.raises(FloatingPointError, match="-inf"):
+        draw_index(np.full(size, -np.inf), np.random.default_rng(0))
