@@ -9,7 +9,8 @@ The true persons and the releases are drawn once from ``--seed``.
 Three samplers of the posterior run in one process, interleaved, each with the
 same chains, tuning/burn-in and draws, on one core:
 
-1. ``ours`` — :func:`adversary.inference.sample`: an exact Gibbs step per person.
+1. ``ours`` — :func:`adversary.inference.sample`: exact Gibbs updates of each person,
+   all persons one role (one compiled conditional, :mod:`adversary.inference.roles`).
 2. ``pymc`` — plain :func:`pymc.sample`: PyMC's default step for categorical
    variables (``CategoricalGibbsMetropolis`` in PyMC 6.4).
 3. ``numpy`` — a plain numpy Gibbs loop: each person is taken out of the counts
@@ -190,10 +191,10 @@ CHAIN_RUNNERS = {"ours": ours_chain, "pymc": pymc_chain, "numpy": numpy_chain}
 def _step_names(block: Block) -> dict:
     from pymc.sampling.mcmc import assign_step_methods
 
-    ours = {type(s).__name__ for s in inference.assign_steps(block.model())}
+    ours = inference.assign_steps(block.model())
     _, selected = assign_step_methods(block.model())
     return {
-        "ours": [f"{name} per person" for name in sorted(ours)],
+        "ours": [f"{type(s).__name__} on {len(s.vars)} persons, one role" for s in ours],
         "pymc": [f"{cls.__name__} on {len(vars)} persons" for cls, vars in selected.items()],
         "numpy": ["numpy loop, all cells scored at once"],
     }
