@@ -98,6 +98,7 @@ def load_module(model: str | Path):
 
 def load_case(model: str | Path):
     """The attack a model file declares: its ``CASE``, or its ``model`` factory as an attack."""
+    from .scenarios.reconstruction import ReconstructionCase
     from .scenarios.user_attack import attack
 
     module = load_module(model)
@@ -108,6 +109,11 @@ def load_case(model: str | Path):
         )
     if hasattr(module, "CASE"):
         case = module.CASE
+        if isinstance(case, ReconstructionCase):
+            raise ModelFileError(
+                f"model {str(model)!r} is a reconstruction case: "
+                f"use `adversary reconstruct {model}`"
+            )
         missing = [a for a in ("priors", "model", "marginal_measures") if not hasattr(case, a)]
         if missing:
             raise ModelFileError(

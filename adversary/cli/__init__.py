@@ -17,7 +17,7 @@ from .. import __version__
 from ..memory import ENVIRONMENT_VARIABLE, memory_budget
 from .common import one_line
 
-SUBCOMMAND_MODULES = ("demo", "budget", "run", "population", "choose_rho", "risk")
+SUBCOMMAND_MODULES = ("demo", "budget", "run", "population", "choose_rho", "risk", "reconstruct")
 
 
 def build_parser() -> argparse.ArgumentParser:

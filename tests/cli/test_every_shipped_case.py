@@ -1,8 +1,8 @@
 """Every attack command on every shipped case, with and without ``--json``.
 
 An attack case answers every command (exit 0; ``--json`` prints one JSON
-object); the population model refuses each in one line naming the command
-that takes it.
+object); the population model and the reconstruction case refuse each in one
+line naming the command that takes them.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def _argv(command: str, case: str, out) -> list[str]:
 
 
 def test_the_shipped_cases_are_these():
-    assert sorted(shipped_cases()) == sorted([*ATTACKS, "population_gvhr"])
+    assert sorted(shipped_cases()) == sorted([*ATTACKS, "population_gvhr", "reconstruction_block"])
 
 
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
@@ -64,3 +64,21 @@ def test_the_population_model_is_refused_by_the_attack_commands(command, as_json
         f"adversary {command}: error: model 'population_gvhr' is a population model: "
         "use `adversary population --model population_gvhr`\n"
     )
+
+
+@pytest.mark.parametrize("command", ["run", "risk", "choose-rho", "demo"])
+def test_the_reconstruction_case_is_refused_by_the_attack_commands(command, tmp_path, capsys):
+    argv = [a for a in _argv(command, "reconstruction_block", tmp_path / "out") if a != "--field"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        f"adversary {command}: error: model 'reconstruction_block' is a reconstruction case: "
+        "use `adversary reconstruct reconstruction_block`\n"
+    )
+
+
+def test_the_reconstruction_case_is_reconstructed(capsys):
+    argv = ["reconstruct", "reconstruction_block", "--draws", "200", "--chains", "1", "--json"]
+    assert main(argv) == 0, capsys.readouterr().err
+    result = json.loads(capsys.readouterr().out)
+    assert result["method"] == "mcmc" and result["n"] == 12 and result["cells"] == 56
+    assert 0 < result["baseline"]["overlap_share"] < 1

@@ -1,0 +1,90 @@
+"""Bayesian reconstruction of a block's records from all its noisy tables.
+
+In 2018 the Census Bureau rebuilt 2010 block-level microdata from the
+published tables (JASON 2022, Sec. 4.2); Dick et al. (2023) rank rebuilt
+records by confidence; Ruggles & Van Riper (2021) answer that chance explains
+much of such match rates. The Bayesian adversary settles both with one number
+per block: how much the posterior over the block's histogram, given every
+noisy table, beats the prior alone.
+
+- :class:`ReconstructionCase` — the block: ``n`` persons, the ``cells`` of a
+  cross-classification, the adversary's ``prior`` over them (multinomial, or
+  Dirichlet-multinomial with ``concentration``), the released ``queries``
+  (each a sum of cells) with their ρ and noise, the ``releases`` and the
+  ``truth``; its PyMC model has the block's histogram as latent
+  (:meth:`ReconstructionCase.model`).
+- :func:`exact_posterior` (every histogram, for small blocks) and
+  :func:`sampled_posterior` (MCMC: persons moved between pairs of cells).
+- :func:`measures`, :func:`prior_measures` — ``p_true_histogram``,
+  ``expected_overlap``, ``map_histogram`` / ``map_exact`` and the
+  confidence-ranked ``match_rate``, for the posterior and for the prior
+  alone (the chance baseline); :func:`reconstruct` gives both.
+- :mod:`.classification` — the reduced (56-cell) and detailed (2 016-cell)
+  cross-classifications and the 2020 PL 94-171 queries on them.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ...memory import MemoryBudgetError, check_memory
+from .case import ReconstructionCase
+from .classification import DETAILED, PL94_QUERIES, REDUCED, Classification, pl94_queries
+from .measures import ReconstructionMeasures, measures, prior_measures
+from .posterior import HistogramPosterior, exact_posterior, prior_posterior, sampled_posterior
+
+__all__ = [
+    "DETAILED",
+    "PL94_QUERIES",
+    "REDUCED",
+    "Classification",
+    "HistogramPosterior",
+    "ReconstructionCase",
+    "ReconstructionMeasures",
+    "exact_posterior",
+    "measures",
+    "pl94_queries",
+    "prior_measures",
+    "prior_posterior",
+    "reconstruct",
+    "sampled_posterior",
+]
+
+METHODS = ("auto", "exact", "mcmc")
+
+
+def _enumerable(case: ReconstructionCase) -> bool:
+    count = math.comb(case.n + case.n_cells - 1, case.n_cells - 1)
+    try:
+        check_memory(count * (case.n_cells * 4 + case.n * 8) * 4, "the histograms")
+    except MemoryBudgetError:
+        return False
+    return True
+
+
+def reconstruct(case: ReconstructionCase, method: str = "auto", **sample_kwargs) -> dict:
+    """The reconstruction measures of ``case`` and, under ``baseline``, of its prior alone.
+
+    ``method``: ``"exact"`` (every histogram), ``"mcmc"`` (``sample_kwargs`` go
+    to :func:`sampled_posterior`: ``draws``, ``tune``, ``chains``,
+    ``random_seed``) or ``"auto"`` (exact when every histogram fits the memory
+    budget four times over). Returns a JSON-ready dict: the measures, their
+    ``method`` and ``standard_errors``, ``baseline``, and the case's ``n``
+    and number of cells.
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    if case.truth is None:
+        raise ValueError("truth: the case has none; the measures need the true histogram")
+    if method == "auto":
+        method = "exact" if _enumerable(case) else "mcmc"
+    if method == "exact":
+        posterior = exact_posterior(case)
+        baseline = measures(prior_posterior(case), case.truth)
+    else:
+        posterior = sampled_posterior(case, **sample_kwargs)
+        baseline = prior_measures(case)
+    result = measures(posterior, case.truth).to_dict()
+    result["baseline"] = baseline.to_dict()
+    result["n"], result["cells"] = case.n, case.n_cells
+    return result

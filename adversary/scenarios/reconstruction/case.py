@@ -1,0 +1,232 @@
+"""A block's records to reconstruct from its noisy tables: :class:`ReconstructionCase`."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pymc as pm
+import pytensor.tensor as pt
+
+from ..._validation import scalar_integer, scalar_positive
+from ...distributions import DiscreteGaussian, NoiseRelease
+from ...noise.mechanisms import DiscreteGaussianNoise, NoiseMechanism
+
+__all__ = ["HISTOGRAM", "RELEASES", "ReconstructionCase"]
+
+#: Names of the model's latent histogram and of its released counts.
+HISTOGRAM, RELEASES = "histogram", "releases"
+
+
+@dataclass(frozen=True)
+class ReconstructionCase:
+    """What the adversary knows and sees about a block, and the truth the data holder knows.
+
+    - ``n`` — the block's number of persons (known to the adversary);
+    - ``cells`` — labels of the K cells of the cross-classification;
+    - ``prior`` — the adversary's probability of each cell: each person
+      independently in cell k with probability ``prior[k]``, so the histogram
+      is multinomial; with ``concentration`` c the cell probabilities are
+      Dirichlet(c · prior) instead, and the histogram Dirichlet-multinomial;
+    - ``queries`` — one tuple of cell indices per released count (the count is
+      the sum of those cells);
+    - ``rhos`` — one ρ per released count (or one for all), the noise the
+      discrete Gaussian of ``convention`` (``"paper"``: σ² = 1/(2ρ); ``"das"``:
+      σ² = 1/ρ); or ``mechanism`` — one noise mechanism of the package, or
+      one per count — instead;
+    - ``releases`` — one noisy count per query (``None``: only the data
+      holder's measures, which average over releases from the truth);
+    - ``truth`` — the true histogram (K counts summing to ``n``; ``None``:
+      no measure that needs it);
+    - ``query_labels`` — a name per count, for reports.
+    """
+
+    name: str
+    n: int
+    cells: tuple[str, ...]
+    prior: tuple[float, ...]
+    queries: tuple[tuple[int, ...], ...]
+    rhos: tuple[float, ...] | float | None = None
+    releases: tuple[int, ...] | None = None
+    truth: tuple[int, ...] | None = None
+    convention: str = "paper"
+    mechanism: NoiseMechanism | tuple[NoiseMechanism, ...] | None = None
+    concentration: float | None = None
+    query_labels: tuple[str, ...] | None = None
+    description: str = ""
+
+    def __post_init__(self):
+        set_ = lambda field, value: object.__setattr__(self, field, value)  # noqa: E731
+        set_("n", scalar_integer(self.n, "n", 1))
+        if isinstance(self.cells, str) or not hasattr(self.cells, "__len__") or not self.cells:
+            raise ValueError(f"cells must be a non-empty sequence of labels, got {self.cells!r}")
+        cells = tuple(str(c) for c in self.cells)
+        if len(set(cells)) != len(cells):
+            raise ValueError("cells must be distinct labels")
+        set_("cells", cells)
+        set_("prior", _probability_vector(self.prior, len(cells)))
+        set_("queries", _queries(self.queries, len(cells)))
+        rhos, mechanisms = _noise(self.rhos, self.mechanism, self.convention, len(self.queries))
+        if self.rhos is not None:
+            set_("rhos", tuple(float(r) for r in rhos))
+        else:
+            set_("mechanism", mechanisms)
+        set_("_mechanisms", mechanisms)
+        if self.releases is not None:
+            set_("releases", _integers(self.releases, "releases", len(self.queries)))
+        if self.truth is not None:
+            truth = _integers(self.truth, "truth", len(cells))
+            if min(truth) < 0 or sum(truth) != self.n:
+                raise ValueError(
+                    f"truth must be {len(cells)} counts >= 0 summing to n = {self.n}, "
+                    f"got sum {sum(truth)}"
+                )
+            set_("truth", truth)
+        if self.concentration is not None:
+            set_("concentration", scalar_positive(self.concentration, "concentration"))
+        labels = self.query_labels
+        labels = tuple(f"q{i}" for i in range(len(self.queries))) if labels is None else labels
+        if len(labels) != len(self.queries):
+            raise ValueError(
+                f"query_labels must name each of the {len(self.queries)} queries, got {len(labels)}"
+            )
+        set_("query_labels", tuple(str(label) for label in labels))
+
+    # --- derived ---------------------------------------------------------------------------
+
+    @property
+    def n_cells(self) -> int:
+        return len(self.cells)
+
+    def noise(self) -> tuple[NoiseMechanism, ...]:
+        """The noise of each released count (from ``rhos`` and ``convention``, or ``mechanism``)."""
+        return self._mechanisms
+
+    def incidence(self) -> np.ndarray:
+        """The ``(queries, cells)`` 0/1 matrix: released counts = incidence @ histogram."""
+        matrix = np.zeros((len(self.queries), self.n_cells), dtype=np.int64)
+        for q, cells in enumerate(self.queries):
+            matrix[q, list(cells)] = 1
+        return matrix
+
+    def released_counts(self, histogram):
+        """The true released counts of a histogram (a PyTensor vector): one sum per query.
+
+        A scatter-add over the queries' cells, so the cost is the number of
+        (query, cell) pairs — not queries × cells as a dense product would be
+        (0.08 ms against 220 ms per evaluation for the 2 016-cell detailed query).
+        """
+        cells = np.concatenate([np.array(q, dtype=np.int64) for q in self.queries])
+        owner = np.repeat(np.arange(len(self.queries)), [len(q) for q in self.queries])
+        zeros = pt.zeros(len(self.queries), dtype="int64")
+        return pt.inc_subtensor(zeros[owner], pt.cast(histogram, "int64")[cells])
+
+    def replace(self, **changes) -> ReconstructionCase:
+        """A copy with some fields changed (validated again)."""
+        if "rhos" in changes and "mechanism" not in changes:
+            changes["mechanism"] = None
+        if "mechanism" in changes and "rhos" not in changes:
+            changes["rhos"] = None
+        return dataclasses.replace(self, **changes)
+
+    # --- the adversary's PyMC model --------------------------------------------------------
+
+    def model(self, releases=None) -> pm.Model:
+        """The adversary's model: a latent histogram, the released counts observed.
+
+        The latent is the block's histogram ``histogram`` (K counts summing to
+        ``n``): ``pm.Multinomial(n, prior)``, or ``pm.DirichletMultinomial(n,
+        concentration · prior)``; the persons are exchangeable, so the
+        histogram is all the tables can tell about them.
+        :func:`adversary.inference.sample` moves persons between pairs of cells
+        exactly (:class:`~adversary.inference.TransferGibbs`). ``releases``
+        default the case's.
+        """
+        releases = self.releases if releases is None else releases
+        if releases is None:
+            raise ValueError("releases: the case has none; pass the noisy counts to condition on")
+        releases = np.array(_integers(releases, "releases", len(self.queries)), dtype=np.int64)
+        prior = np.array(self.prior)
+        with pm.Model() as model:
+            if self.concentration is None:
+                histogram = pm.Multinomial(HISTOGRAM, n=self.n, p=prior)
+            else:
+                histogram = pm.DirichletMultinomial(
+                    HISTOGRAM, n=self.n, a=self.concentration * prior
+                )
+            counts = self.released_counts(histogram)
+            if all(isinstance(m, DiscreteGaussianNoise) for m in self.noise()):
+                sigma2 = np.array([m.sigma2 for m in self.noise()])
+                DiscreteGaussian(RELEASES, mu=counts, sigma2=sigma2, observed=releases)
+            else:
+                NoiseRelease(RELEASES, counts, list(self.noise()), observed=releases)
+        return model
+
+
+def _probability_vector(value, size: int) -> tuple[float, ...]:
+    array = np.asarray(value, dtype=np.float64) if not isinstance(value, str) else None
+    if array is None or array.shape != (size,):
+        raise ValueError(f"prior must be {size} probabilities, one per cell, got {value!r}")
+    if (
+        not np.all(np.isfinite(array))
+        or np.any(array < 0)
+        or not math.isclose(float(array.sum()), 1.0, abs_tol=1e-9)
+    ):
+        raise ValueError(
+            f"prior must be a probability vector (>= 0, summing to 1), got sum {array.sum()}"
+        )
+    return tuple(float(p) for p in array)
+
+
+def _queries(value, n_cells: int) -> tuple[tuple[int, ...], ...]:
+    if isinstance(value, str) or not hasattr(value, "__len__") or len(value) == 0:
+        raise ValueError("queries must be a non-empty sequence of tuples of cell indices")
+    out = []
+    for q, cells in enumerate(value):
+        indices = _integers(cells, f"queries[{q}]", None)
+        if not indices or len(set(indices)) != len(indices):
+            raise ValueError(f"queries[{q}] must be distinct cell indices, got {cells!r}")
+        bad = [c for c in indices if not 0 <= c < n_cells]
+        if bad:
+            raise ValueError(f"queries[{q}] names cells {bad} that do not exist (0..{n_cells - 1})")
+        out.append(indices)
+    return tuple(out)
+
+
+def _integers(value, name: str, size: int | None) -> tuple[int, ...]:
+    array = np.asarray(value)
+    if array.ndim != 1 or (size is not None and array.size != size):
+        wanted = "a sequence of integers" if size is None else f"{size} integers"
+        raise ValueError(f"{name} must be {wanted}, got {value!r}")
+    if array.size and (
+        not np.issubdtype(array.dtype, np.number) or np.any(array != np.round(array))
+    ):
+        raise ValueError(f"{name} must be integers, got {value!r}")
+    return tuple(int(x) for x in array)
+
+
+def _noise(rhos, mechanism, convention, n_queries: int):
+    """``(rhos per query or None, mechanisms per query)`` from either form of the noise."""
+    if (rhos is None) == (mechanism is None):
+        raise ValueError("rhos: give either rhos (with convention) or mechanism, not both")
+    if mechanism is not None:
+        mechanisms = (
+            (mechanism,) * n_queries if isinstance(mechanism, NoiseMechanism) else tuple(mechanism)
+        )
+        if len(mechanisms) != n_queries or not all(
+            isinstance(m, NoiseMechanism) for m in mechanisms
+        ):
+            raise ValueError(
+                f"mechanism must be one noise mechanism or one per query ({n_queries})"
+            )
+        return None, mechanisms
+    values = (
+        np.broadcast_to(np.asarray(rhos, dtype=np.float64), (n_queries,))
+        if np.ndim(rhos) == 0
+        else np.asarray(rhos, dtype=np.float64)
+    )
+    if values.shape != (n_queries,):
+        raise ValueError(f"rhos must be one ρ or one per query ({n_queries}), got {len(values)}")
+    return values, tuple(DiscreteGaussianNoise.from_rho(float(r), convention) for r in values)

@@ -1,0 +1,134 @@
+"""The posterior over a block's histogram: exact over every histogram, or sampled.
+
+Every histogram ``h`` (K counts summing to n) has posterior
+``P(h | x*) ∝ P(h) Π_q P_q(x*_q - a_q·h)``: the prior (multinomial,
+``n!/Π h_k! Π p_k^{h_k}``, or Dirichlet-multinomial) times each released
+count's noise pmf at its error. :func:`exact_posterior` sums over all
+``C(n + K - 1, K - 1)`` histograms (refused, naming the size, beyond the
+memory budget); :func:`sampled_posterior` draws histograms by MCMC
+(:func:`adversary.inference.sample`, persons moved between pairs of cells).
+Both give a :class:`HistogramPosterior`: distinct histograms with weights,
+and for a sampled one the draws per chain for Monte Carlo errors.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from itertools import combinations_with_replacement
+
+import numpy as np
+from scipy import special
+
+from ...memory import check_memory
+from .case import HISTOGRAM, ReconstructionCase
+
+__all__ = [
+    "HistogramPosterior",
+    "compositions",
+    "exact_posterior",
+    "log_prior",
+    "prior_posterior",
+    "sampled_posterior",
+]
+
+
+@dataclass(frozen=True)
+class HistogramPosterior:
+    """Histograms ``(m, K)`` and their probabilities; sampled: ``draws`` ``(chains, draws, K)``."""
+
+    histograms: np.ndarray
+    probabilities: np.ndarray
+    method: str
+    draws: np.ndarray | None = None
+
+
+def compositions(n: int, k: int) -> np.ndarray:
+    """Every histogram of ``n`` persons over ``k`` cells, one row each (``int32``)."""
+    count = math.comb(n + k - 1, k - 1)
+    check_memory(count * (k * 4 + n * 8), f"the {count:,} histograms of {n} persons in {k} cells")
+    persons = np.array(list(combinations_with_replacement(range(k), n)), dtype=np.int64)
+    rows = np.zeros((count, k), dtype=np.int32)
+    np.add.at(rows, (np.repeat(np.arange(count), n), persons.reshape(-1)), 1)
+    return rows
+
+
+def log_prior(case: ReconstructionCase, histograms: np.ndarray) -> np.ndarray:
+    """Log prior probability of each histogram (multinomial or Dirichlet-multinomial)."""
+    h = histograms.astype(np.float64)
+    p = np.array(case.prior)
+    log_coefficient = special.gammaln(case.n + 1) - special.gammaln(h + 1).sum(axis=-1)
+    if case.concentration is None:
+        with np.errstate(divide="ignore"):
+            terms = np.where(h > 0, h * np.log(np.where(p > 0, p, 1.0)), 0.0)
+            impossible = ((h > 0) & (p == 0)).any(axis=-1)
+        return np.where(impossible, -np.inf, log_coefficient + terms.sum(axis=-1))
+    alpha = case.concentration * p
+    positive = alpha > 0
+    a = np.where(positive, alpha, 1.0)
+    cells = np.where(positive, special.gammaln(a + h) - special.gammaln(a), 0.0)
+    impossible = ((h > 0) & ~positive).any(axis=-1)
+    total = special.gammaln(alpha.sum()) - special.gammaln(alpha.sum() + case.n)
+    return np.where(impossible, -np.inf, log_coefficient + total + cells.sum(axis=-1))
+
+
+def log_likelihood(case: ReconstructionCase, histograms: np.ndarray, releases) -> np.ndarray:
+    """``Σ_q log P_q(x*_q - a_q·h)`` for each histogram."""
+    counts = histograms.astype(np.int64) @ case.incidence().T
+    errors = np.asarray(releases, dtype=np.int64) - counts
+    return sum(m.logpmf(errors[:, q]) for q, m in enumerate(case.noise()))
+
+
+def _normalised(log_weights: np.ndarray) -> np.ndarray:
+    top = np.max(log_weights)
+    if not np.isfinite(top):
+        raise ValueError(
+            "releases: impossible under the prior and the noise (every histogram has probability 0)"
+        )
+    weights = np.exp(log_weights - top)
+    return weights / weights.sum()
+
+
+def exact_posterior(case: ReconstructionCase, releases=None) -> HistogramPosterior:
+    """The exact posterior over every histogram, given ``releases`` (default the case's)."""
+    releases = case.releases if releases is None else releases
+    if releases is None:
+        raise ValueError("releases: the case has none; pass the noisy counts to condition on")
+    histograms = compositions(case.n, case.n_cells)
+    log_weights = log_prior(case, histograms) + log_likelihood(case, histograms, releases)
+    return HistogramPosterior(histograms, _normalised(log_weights), "exact")
+
+
+def prior_posterior(case: ReconstructionCase) -> HistogramPosterior:
+    """The prior over every histogram (the adversary with no release), exactly."""
+    histograms = compositions(case.n, case.n_cells)
+    return HistogramPosterior(histograms, _normalised(log_prior(case, histograms)), "exact")
+
+
+def sampled_posterior(
+    case: ReconstructionCase,
+    releases=None,
+    *,
+    draws: int = 2000,
+    tune: int = 500,
+    chains: int = 2,
+    random_seed=None,
+    progressbar: bool = False,
+) -> HistogramPosterior:
+    """The posterior by MCMC: :func:`adversary.inference.sample` on the case's model."""
+    from ...inference import sample  # the sampler is heavy to import; only this path needs it
+
+    tree = sample(
+        case.model(releases),
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        cores=1,
+        random_seed=random_seed,
+        progressbar=progressbar,
+        compute_convergence_checks=False,
+    )
+    values = np.asarray(tree.posterior[HISTOGRAM].values, dtype=np.int64)
+    flat = values.reshape(-1, case.n_cells)
+    histograms, counts = np.unique(flat, axis=0, return_counts=True)
+    return HistogramPosterior(histograms, counts / counts.sum(), "mcmc", draws=values)

@@ -1,0 +1,34 @@
+"""Blocks drawn from the adversary's own model: a true histogram, and its noisy tables."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .case import ReconstructionCase
+
+__all__ = ["drawn_releases", "drawn_truth", "simulated"]
+
+
+def drawn_truth(case: ReconstructionCase, rng) -> tuple[int, ...]:
+    """A histogram of ``n`` persons drawn from the prior (multinomial or Dirichlet-multinomial)."""
+    rng = np.random.default_rng(rng)
+    p = np.array(case.prior)
+    if case.concentration is not None:
+        p = rng.dirichlet(np.where(p > 0, case.concentration * p, 1e-300)) * (p > 0)
+        p = p / p.sum()
+    return tuple(int(x) for x in rng.multinomial(case.n, p))
+
+
+def drawn_releases(case: ReconstructionCase, truth, rng) -> tuple[int, ...]:
+    """The released counts of ``truth``: each query's sum plus a draw of its noise."""
+    rng = np.random.default_rng(rng)
+    counts = case.incidence() @ np.asarray(truth, dtype=np.int64)
+    noise = [int(m.sample(rng=rng)) for m in case.noise()]
+    return tuple(int(c + z) for c, z in zip(counts, noise, strict=True))
+
+
+def simulated(case: ReconstructionCase, seed) -> ReconstructionCase:
+    """``case`` with a truth drawn from its prior and releases drawn from that truth."""
+    rng = np.random.default_rng(seed)
+    truth = drawn_truth(case, rng)
+    return case.replace(truth=truth, releases=drawn_releases(case, truth, rng))

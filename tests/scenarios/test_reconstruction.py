@@ -1,0 +1,184 @@
+"""Reconstructing a block's histogram: exact vs brute force, MCMC vs exact, the baselines."""
+
+import itertools
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from adversary.budget import get_preset
+from adversary.cli import main
+from adversary.noise import discrete_gaussian as dg
+from adversary.noise.mechanisms import DiscreteLaplaceNoise
+from adversary.scenarios.reconstruction import (
+    DETAILED,
+    REDUCED,
+    Classification,
+    ReconstructionCase,
+    exact_posterior,
+    measures,
+    pl94_queries,
+    prior_measures,
+    prior_posterior,
+    reconstruct,
+    sampled_posterior,
+)
+from adversary.scenarios.reconstruction.posterior import compositions
+from adversary.scenarios.reconstruction.simulate import simulated
+
+SMALL = Classification((("voting_age", 2), ("race", 2)))
+PRIOR = (0.1, 0.2, 0.3, 0.4)
+
+
+def small_case(**changes) -> ReconstructionCase:
+    queries = [*SMALL.table(()), *SMALL.table(("race",)), *SMALL.table(("voting_age", "race"))]
+    fields = dict(
+        name="small",
+        n=3,
+        cells=SMALL.cell_labels(),
+        prior=PRIOR,
+        queries=queries,
+        rhos=0.5,
+        releases=(3, 2, 0, 1, 0, 2, 1),
+        truth=(1, 0, 1, 1),
+    )
+    return ReconstructionCase(**{**fields, **changes})
+
+
+def brute_force(case, releases):
+    """Posterior of every histogram from the generative model, term by term."""
+    sigma2 = 1 / (2 * 0.5)
+    table = {}
+    for h in itertools.product(range(case.n + 1), repeat=case.n_cells):
+        if sum(h) != case.n:
+            continue
+        log = stats.multinomial.logpmf(h, case.n, case.prior)
+        for q, cells in enumerate(case.queries):
+            log += dg.logpmf(releases[q] - sum(h[c] for c in cells), sigma2)
+        table[h] = math.exp(log)
+    total = sum(table.values())
+    return {h: w / total for h, w in table.items()}
+
+
+def test_exact_posterior_is_the_brute_force():
+    case = small_case()
+    posterior = exact_posterior(case)
+    expected = brute_force(case, case.releases)
+    assert len(posterior.histograms) == len(expected) == math.comb(3 + 3, 3)
+    for h, p in zip(posterior.histograms, posterior.probabilities, strict=True):
+        assert p == pytest.approx(expected[tuple(int(x) for x in h)], abs=1e-14)
+
+
+def test_measures_follow_their_definitions():
+    case = small_case()
+    posterior = exact_posterior(case)
+    result = measures(posterior, case.truth)
+    truth = np.array(case.truth)
+    h, p = posterior.histograms, posterior.probabilities
+    assert result.p_true_histogram == pytest.approx(p[(h == truth).all(axis=1)].sum(), abs=1e-15)
+    overlap = float(p @ np.minimum(h, truth).sum(axis=1))
+    assert result.expected_overlap == pytest.approx(overlap, abs=1e-14)
+    assert result.overlap_share == pytest.approx(overlap / 3, abs=1e-14)
+    assert result.map_histogram == tuple(h[np.argmax(p)])
+    # Ranked records: P(h_k >= j) for every (k, j), the top r's share of true ones.
+    records = sorted(
+        ((float(p @ (h[:, k] >= j)), k, j) for j in range(1, 4) for k in range(4)),
+        key=lambda record: -record[0],
+    )
+    true = [case.truth[k] >= j for _, k, j in records[:3]]
+    assert result.match_rate == pytest.approx(tuple(np.cumsum(true) / np.arange(1, 4)))
+
+
+@pytest.mark.parametrize("concentration", [None, 2.0, 30.0])
+def test_prior_baseline_in_closed_form_equals_enumeration(concentration):
+    case = small_case(concentration=concentration, n=4, truth=(1, 0, 1, 2))
+    closed = prior_measures(case)
+    enumerated = measures(prior_posterior(case), case.truth)
+    assert closed.p_true_histogram == pytest.approx(enumerated.p_true_histogram, abs=1e-14)
+    assert closed.expected_overlap == pytest.approx(enumerated.expected_overlap, abs=1e-12)
+    assert closed.match_rate == pytest.approx(enumerated.match_rate, abs=1e-12)
+    if concentration is not None and concentration * min(PRIOR) < 1:
+        assert closed.map_histogram is None  # not concave: no greedy mode claimed
+    else:
+        assert closed.map_histogram == enumerated.map_histogram
+
+
+def test_sampled_posterior_agrees_with_exact_within_monte_carlo_error():
+    case = small_case()
+    exact = measures(exact_posterior(case), case.truth)
+    sampled = measures(
+        sampled_posterior(case, draws=3000, tune=200, chains=2, random_seed=8), case.truth
+    )
+    for key in ("p_true_histogram", "expected_overlap"):
+        error = sampled.standard_errors[key]
+        assert error > 0
+        assert abs(getattr(sampled, key) - getattr(exact, key)) <= 4 * error, key
+
+
+def test_any_noise_mechanism_and_the_posterior_moves_towards_the_truth():
+    case = small_case(rhos=None, mechanism=DiscreteLaplaceNoise(0.5))
+    result = reconstruct(case, "exact")
+    assert result["method"] == "exact" and result["standard_errors"] == {}
+    assert result["expected_overlap"] > result["baseline"]["expected_overlap"]
+
+
+def test_pl94_tables_partition_the_cells_with_their_budget_rho():
+    queries, rhos, labels = pl94_queries(REDUCED)
+    assert REDUCED.n_cells == 56 and len(queries) == 130
+    assert DETAILED.n_cells == 2016
+    budget = get_preset("pl94-2020-persons")
+    for name in ("total", "race", "voting_age_hispanic_race", "detailed"):
+        mine = [q for q, label in zip(queries, labels, strict=True) if label.startswith(name + "[")]
+        assert sorted(c for q in mine for c in q) == list(range(56))
+        at = labels.index(f"{name}[0]")
+        assert rhos[at] == pytest.approx(float(budget.rho("block", name)))
+
+
+def test_simulated_blocks_are_drawn_from_the_model():
+    case = simulated(small_case(truth=None, releases=None), seed=3)
+    assert sum(case.truth) == 3 and len(case.releases) == len(case.queries)
+    assert simulated(small_case(truth=None, releases=None), seed=3) == case
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"truth": (1, 1, 1, 1)}, "truth must be 4 counts >= 0 summing to n = 3"),
+        ({"queries": [(0, 7)]}, r"queries\[0\] names cells \[7\] that do not exist"),
+        ({"prior": (0.5, 0.5, 0.5, -0.5)}, "prior must be a probability vector"),
+        ({"prior": (0.5, 0.5)}, "prior must be 4 probabilities"),
+        ({"releases": (1, 2)}, "releases must be 7 integers"),
+        ({"rhos": (0.5, 0.5)}, "rhos must be one ρ or one per query"),
+        ({"n": 0}, "n must be"),
+    ],
+)
+def test_bad_input_is_one_clear_line(changes, message):
+    with pytest.raises(ValueError, match=message):
+        small_case(**changes)
+
+
+def test_compositions_are_every_histogram_once():
+    rows = compositions(3, 4)
+    assert len(rows) == math.comb(6, 3) and (rows.sum(axis=1) == 3).all()
+    assert len(np.unique(rows, axis=0)) == len(rows)
+
+
+def test_command_line_prints_the_measures_and_the_baseline(tmp_path, capsys):
+    model = tmp_path / "block.py"
+    model.write_text(
+        "from adversary.scenarios.reconstruction import ReconstructionCase\n"
+        f"CASE = ReconstructionCase(name='tiny', n=3, cells=('a', 'b', 'c', 'd'), prior={PRIOR},\n"
+        "    queries=[(0, 1, 2, 3), (0, 1), (2, 3), (0,), (1,), (2,), (3,)], rhos=0.5,\n"
+        "    releases=(3, 2, 0, 1, 0, 2, 1), truth=(1, 0, 1, 1))\n"
+    )
+    assert main(["reconstruct", str(model), "--method", "exact", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["case"] == "tiny" and result["method"] == "exact"
+    for key in ("p_true_histogram", "expected_overlap", "map_exact", "match_rate"):
+        assert key in result and key in result["baseline"]
+    assert main(["reconstruct", str(model), "--method", "exact"]) == 0
+    assert "prior alone" in capsys.readouterr().out
+    assert main(["reconstruct", "dare_county"]) == 2
+    assert "CASE must be a ReconstructionCase" in capsys.readouterr().err
