@@ -5,9 +5,9 @@ its persons, cells, prior, released queries with their noise, the releases
 and the true histogram), prints how much the adversary's posterior over the
 block's histogram, given every noisy table, tells about the true records, and
 the same for the prior alone (the chance baseline). ``--method exact`` sums
-over every histogram (small blocks), ``mcmc`` samples them (persons moved
-between pairs of cells), ``auto`` (default) is exact when every histogram fits
-the memory budget. Sampled figures come with their Monte Carlo standard errors.
+over every histogram (small blocks), ``mcmc`` samples them (each person's
+cell drawn from its exact full conditional), ``auto`` (default) is exact when
+every histogram fits the memory budget. Sampled figures come with their Monte Carlo standard errors.
 
 ``--json`` prints one object with keys:
 

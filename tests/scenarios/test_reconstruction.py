@@ -105,18 +105,6 @@ def test_prior_baseline_in_closed_form_equals_enumeration(concentration):
         assert closed.map_histogram == enumerated.map_histogram
 
 
-def test_sampled_posterior_agrees_with_exact_within_monte_carlo_error():
-    case = small_case()
-    exact = measures(exact_posterior(case), case.truth)
-    sampled = measures(
-        sampled_posterior(case, draws=3000, tune=200, chains=2, random_seed=8), case.truth
-    )
-    for key in ("p_true_histogram", "expected_overlap"):
-        error = sampled.standard_errors[key]
-        assert error > 0
-        assert abs(getattr(sampled, key) - getattr(exact, key)) <= 4 * error, key
-
-
 def test_any_noise_mechanism_and_the_posterior_moves_towards_the_truth():
     case = small_case(rhos=None, mechanism=DiscreteLaplaceNoise(0.5))
     result = reconstruct(case, "exact")
@@ -182,3 +170,18 @@ def test_command_line_prints_the_measures_and_the_baseline(tmp_path, capsys):
     assert "prior alone" in capsys.readouterr().out
     assert main(["reconstruct", "dare_county"]) == 2
     assert "CASE must be a ReconstructionCase" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("concentration", [None, 3.0])
+def test_both_latents_sample_the_exact_posterior(concentration):
+    # Persons (one cell each; a Pólya potential under a Dirichlet prior) or the histogram.
+    case = small_case(concentration=concentration)
+    exact = measures(exact_posterior(case), case.truth)
+    for latent in ("persons", "histogram"):
+        sampled = measures(
+            sampled_posterior(case, draws=3000, tune=200, chains=2, random_seed=9, latent=latent),
+            case.truth,
+        )
+        for key in ("p_true_histogram", "expected_overlap"):
+            error = sampled.standard_errors[key]
+            assert abs(getattr(sampled, key) - getattr(exact, key)) <= 4 * error, (latent, key)

@@ -14,7 +14,8 @@ noisy table, beats the prior alone.
   ``truth``; its PyMC model has the block's histogram as latent
   (:meth:`ReconstructionCase.model`).
 - :func:`exact_posterior` (every histogram, for small blocks) and
-  :func:`sampled_posterior` (MCMC: persons moved between pairs of cells).
+  :func:`sampled_posterior` (MCMC: each person's cell drawn from its exact
+  full conditional, all cells scored in one call).
 - :func:`measures`, :func:`prior_measures` — ``p_true_histogram``,
   ``expected_overlap``, ``map_histogram`` / ``map_exact`` and the
   confidence-ranked ``match_rate``, for the posterior and for the prior

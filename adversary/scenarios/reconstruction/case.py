@@ -14,10 +14,11 @@ from ..._validation import scalar_integer, scalar_positive
 from ...distributions import DiscreteGaussian, NoiseRelease
 from ...noise.mechanisms import DiscreteGaussianNoise, NoiseMechanism
 
-__all__ = ["HISTOGRAM", "RELEASES", "ReconstructionCase"]
+__all__ = ["HISTOGRAM", "LATENTS", "PERSONS", "RELEASES", "ReconstructionCase"]
 
-#: Names of the model's latent histogram and of its released counts.
-HISTOGRAM, RELEASES = "histogram", "releases"
+#: Names of the model's latents (one cell per person, or the histogram) and of its releases.
+PERSONS, HISTOGRAM, RELEASES = "persons", "histogram", "releases"
+LATENTS = ("persons", "histogram")
 
 
 @dataclass(frozen=True)
@@ -133,29 +134,32 @@ class ReconstructionCase:
 
     # --- the adversary's PyMC model --------------------------------------------------------
 
-    def model(self, releases=None) -> pm.Model:
-        """The adversary's model: a latent histogram, the released counts observed.
+    def model(self, releases=None, latent: str = "persons") -> pm.Model:
+        """The adversary's model, the released counts observed (``releases``: default the case's).
 
-        The latent is the block's histogram ``histogram`` (K counts summing to
-        ``n``): ``pm.Multinomial(n, prior)``, or ``pm.DirichletMultinomial(n,
-        concentration · prior)``; the persons are exchangeable, so the
-        histogram is all the tables can tell about them.
-        :func:`adversary.inference.sample` moves persons between pairs of cells
-        exactly (:class:`~adversary.inference.TransferGibbs`). ``releases``
-        default the case's.
+        ``latent="persons"`` (what :func:`~.posterior.sampled_posterior` uses):
+        one cell per person, ``persons`` (a ``pm.Categorical`` vector of length
+        ``n`` with the prior's probabilities; under a Dirichlet prior, uniform
+        categories plus a ``pm.Potential`` making their joint law the Pólya
+        sequence of the Dirichlet-multinomial). :func:`adversary.inference.sample`
+        updates the persons one at a time, all 56 (or K) cells scored in one
+        call — a person changing cell. ``latent="histogram"``: the block's
+        histogram itself, ``pm.Multinomial`` or ``pm.DirichletMultinomial``,
+        updated by moving persons between pairs of cells
+        (:class:`~adversary.inference.TransferGibbs`); cheaper per sweep, much
+        slower to mix (measured on the shipped 12-person block: about 110
+        effective samples of the overlap per second against 900–1 040 with
+        persons). The persons are exchangeable, so either way the histogram is
+        what the tables tell.
         """
+        if latent not in LATENTS:
+            raise ValueError(f"latent must be one of {', '.join(LATENTS)}, got {latent!r}")
         releases = self.releases if releases is None else releases
         if releases is None:
             raise ValueError("releases: the case has none; pass the noisy counts to condition on")
         releases = np.array(_integers(releases, "releases", len(self.queries)), dtype=np.int64)
-        prior = np.array(self.prior)
         with pm.Model() as model:
-            if self.concentration is None:
-                histogram = pm.Multinomial(HISTOGRAM, n=self.n, p=prior)
-            else:
-                histogram = pm.DirichletMultinomial(
-                    HISTOGRAM, n=self.n, a=self.concentration * prior
-                )
+            histogram = self._histogram(latent)
             counts = self.released_counts(histogram)
             if all(isinstance(m, DiscreteGaussianNoise) for m in self.noise()):
                 sigma2 = np.array([m.sigma2 for m in self.noise()])
@@ -163,6 +167,27 @@ class ReconstructionCase:
             else:
                 NoiseRelease(RELEASES, counts, list(self.noise()), observed=releases)
         return model
+
+    def _histogram(self, latent: str):
+        """The latent (in the model on the context stack) and the histogram as a graph."""
+        prior = np.array(self.prior)
+        alpha = None if self.concentration is None else self.concentration * prior
+        if latent == "histogram":
+            if alpha is None:
+                return pm.Multinomial(HISTOGRAM, n=self.n, p=prior)
+            return pm.DirichletMultinomial(HISTOGRAM, n=self.n, a=alpha)
+        support = prior > 0
+        uniform = support / support.sum()
+        persons = pm.Categorical(PERSONS, p=prior if alpha is None else uniform, shape=self.n)
+        histogram = pt.eq(persons[:, None], np.arange(self.n_cells)[None, :]).sum(axis=0)
+        if alpha is not None:
+            # P(sequence) = Γ(α₀)/Γ(α₀ + n) Π_k Γ(α_k + h_k)/Γ(α_k); the uniform's constant cancels.
+            positive = np.where(support, alpha, 1.0)
+            pm.Potential(
+                "polya_sequence",
+                pt.sum(pt.gammaln(positive + histogram) - pt.gammaln(positive)),
+            )
+        return histogram
 
 
 def _probability_vector(value, size: int) -> tuple[float, ...]:

@@ -21,7 +21,7 @@ import numpy as np
 from scipy import special
 
 from ...memory import check_memory
-from .case import HISTOGRAM, ReconstructionCase
+from .case import HISTOGRAM, PERSONS, ReconstructionCase
 
 __all__ = [
     "HistogramPosterior",
@@ -113,13 +113,18 @@ def sampled_posterior(
     tune: int = 500,
     chains: int = 2,
     random_seed=None,
+    latent: str = "persons",
     progressbar: bool = False,
 ) -> HistogramPosterior:
-    """The posterior by MCMC: :func:`adversary.inference.sample` on the case's model."""
+    """The posterior by MCMC: :func:`adversary.inference.sample` on the case's model.
+
+    ``latent`` chooses the model's latent (:meth:`~.case.ReconstructionCase.model`);
+    the draws are histograms either way.
+    """
     from ...inference import sample  # the sampler is heavy to import; only this path needs it
 
     tree = sample(
-        case.model(releases),
+        case.model(releases, latent=latent),
         draws=draws,
         tune=tune,
         chains=chains,
@@ -128,7 +133,11 @@ def sampled_posterior(
         progressbar=progressbar,
         compute_convergence_checks=False,
     )
-    values = np.asarray(tree.posterior[HISTOGRAM].values, dtype=np.int64)
+    if latent == "histogram":
+        values = np.asarray(tree.posterior[HISTOGRAM].values, dtype=np.int64)
+    else:
+        persons = np.asarray(tree.posterior[PERSONS].values, dtype=np.int64)
+        values = (persons[..., None] == np.arange(case.n_cells)).sum(axis=-2)
     flat = values.reshape(-1, case.n_cells)
     histograms, counts = np.unique(flat, axis=0, return_counts=True)
     return HistogramPosterior(histograms, counts / counts.sum(), "mcmc", draws=values)
