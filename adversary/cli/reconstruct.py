@@ -36,7 +36,8 @@ from __future__ import annotations
 import json
 
 from ..model_files import ModelFileError, load_module
-from ..scenarios.reconstruction import ReconstructionCase, reconstruct
+from ..scenarios.reconstruction import ReconstructionCase, enumerable, reconstruct
+from ..scenarios.reconstruction.data_holder import holder_measures
 from .common import add_memory_budget_argument, command_parser
 
 
@@ -59,17 +60,19 @@ def register(subparsers) -> None:
     add_memory_budget_argument(parser)
 
 
-def _case(model) -> ReconstructionCase:
+def reconstruction_case(model) -> ReconstructionCase | None:
+    """The ``CASE`` of a model file if it is a :class:`ReconstructionCase`, else ``None``."""
     case = getattr(load_module(model), "CASE", None)
-    if not isinstance(case, ReconstructionCase):
-        raise ModelFileError(
-            f"model {str(model)!r}: CASE must be a ReconstructionCase, got {type(case).__name__}"
-        )
-    return case
+    return case if isinstance(case, ReconstructionCase) else None
 
 
 def run(args) -> int:
-    case = _case(args.model)
+    case = reconstruction_case(args.model)
+    if case is None:
+        found = type(getattr(load_module(args.model), "CASE", None)).__name__
+        raise ModelFileError(
+            f"model {str(args.model)!r}: CASE must be a ReconstructionCase, got {found}"
+        )
     sample = {"draws": args.draws, "chains": args.chains, "random_seed": args.seed}
     result = {"case": case.name, **reconstruct(case, args.method, **sample)}
     if args.json:
@@ -102,3 +105,40 @@ def _report(result: dict) -> str:
         f"{baseline['match_rate'][-1]:>14.4f}",
     ]
     return "\n".join(lines)
+
+
+def holder_run(case: ReconstructionCase, args) -> int:
+    """``adversary risk`` on a reconstruction case: the data holder's measures."""
+    if args.sweep or args.prior is not None or args.tie_rule is not None:
+        raise ValueError(
+            "--sweep, --prior and --tie-rule apply to attacks; a reconstruction case takes "
+            "--replications and --seed"
+        )
+    method = "exact" if enumerable(case) else "mcmc"
+    result = {"case": case.name, **holder_measures(case, args.replications, method, seed=args.seed)}
+    result["n"], result["cells"] = case.n, case.n_cells
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    baseline = result["baseline"]
+    lines = [
+        f"{case.name}: {case.n} persons, {case.n_cells} cells; the data holder's view, "
+        f"{args.replications} release sets from the truth ({method})",
+        f"{'':<34}{'mean ± s.e.':>22}{'prior alone':>14}",
+    ]
+    for key, label in _HOLDER_LINES:
+        cell = result[key]
+        lines.append(
+            f"{label:<34}{cell['mean']:>13.4f} ± {cell['standard_error']:.4f}"
+            f"{float(baseline[key]):>14.4f}"
+        )
+    print("\n".join(lines))
+    return 0
+
+
+_HOLDER_LINES = (
+    ("p_true_histogram", "P[true histogram]"),
+    ("expected_overlap", "expected true records"),
+    ("overlap_share", "share of the block"),
+    ("map_exact", "most probable histogram is true"),
+)

@@ -37,6 +37,13 @@ fields (``truth=(1,1,0);(1,2,1)``; one tuple alone: ``truth=(1,1,0)``).
 ``table``, ``figure``
     paths of the CSV and PNG files written (null without ``--sweep``; ``figure``
     also null when there are too many combinations to draw).
+
+For a reconstruction case (``CASE = ReconstructionCase(...)``) it prints the
+data holder's reconstruction measures instead: each averaged over
+``--replications`` release sets drawn from the truth (``--seed``), with its
+standard error, beside the prior alone; ``--json`` keys as ``adversary
+reconstruct`` with ``{"mean", "standard_error"}`` per measure, and
+``replications``.
 """
 
 from __future__ import annotations
@@ -52,6 +59,7 @@ from .._output import checked_folder, staged
 from ..analyses.compare import MEASURES, sweep, to_table
 from ..plots.compare import risk_curves_figure
 from .common import add_attack_arguments, attack_from, command_parser
+from .reconstruct import holder_run, reconstruction_case
 
 _SPACES = {"geomspace": np.geomspace, "linspace": np.linspace}
 
@@ -75,6 +83,15 @@ def register(subparsers) -> None:
     )
     parser.add_argument("--out", default="build/risk", type=Path, help="folder for table and plot")
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
+    parser.add_argument(
+        "--replications",
+        type=int,
+        default=20,
+        help="reconstruction cases: release sets drawn from the truth (default 20)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=2020, help="reconstruction cases: random seed (2020)"
+    )
 
 
 def _number(text: str, spec: str):
@@ -212,6 +229,9 @@ def _output(args, case, dataset, table, over, table_path, figure_path) -> str:
 
 
 def run(args) -> int:
+    reconstruction = reconstruction_case(args.model)
+    if reconstruction is not None:
+        return holder_run(reconstruction, args)
     if args.sweep:
         checked_folder(args.out, "--out")
     case = attack_from(args)

@@ -18,6 +18,7 @@ from adversary.scenarios.reconstruction import (
     Classification,
     ReconstructionCase,
     exact_posterior,
+    holder_measures,
     measures,
     pl94_queries,
     prior_measures,
@@ -185,3 +186,43 @@ def test_both_latents_sample_the_exact_posterior(concentration):
         for key in ("p_true_histogram", "expected_overlap"):
             error = sampled.standard_errors[key]
             assert abs(getattr(sampled, key) - getattr(exact, key)) <= 4 * error, (latent, key)
+
+
+def test_data_holder_measures_average_over_releases_from_the_truth():
+    # Two persons, two cells, each cell released: the release grid is small enough to sum.
+    case = ReconstructionCase(
+        name="pair",
+        n=2,
+        cells=("a", "b"),
+        prior=(0.3, 0.7),
+        queries=[(0,), (1,)],
+        rhos=0.3,
+        truth=(1, 1),
+    )
+    sigma2 = 1 / (2 * 0.3)
+    window = np.arange(-25, 28)
+    expected = 0.0
+    for x0, x1 in itertools.product(window, window):
+        weight = math.exp(dg.logpmf(x0 - 1, sigma2) + dg.logpmf(x1 - 1, sigma2))
+        expected += weight * measures(exact_posterior(case, (x0, x1)), case.truth).p_true_histogram
+    result = holder_measures(case, replications=400, seed=5)
+    mean, error = result["p_true_histogram"]["mean"], result["p_true_histogram"]["standard_error"]
+    assert abs(mean - expected) <= 4 * error
+    assert result["baseline"]["p_true_histogram"] == pytest.approx(2 * 0.3 * 0.7)
+
+
+def test_risk_on_a_reconstruction_case_gives_the_data_holders_view(tmp_path, capsys):
+    model = tmp_path / "block.py"
+    model.write_text(
+        "from adversary.scenarios.reconstruction import ReconstructionCase\n"
+        "CASE = ReconstructionCase(name='pair', n=2, cells=('a', 'b'), prior=(0.3, 0.7),\n"
+        "    queries=[(0,), (1,)], rhos=0.3, truth=(1, 1))\n"
+    )
+    assert main(["risk", str(model), "--replications", "5", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["replications"] == 5 and set(result["p_true_histogram"]) == {
+        "mean",
+        "standard_error",
+    }
+    assert main(["risk", str(model), "--replications", "1"]) == 2
+    assert "replications must be an integer >= 2" in capsys.readouterr().err

@@ -19,7 +19,9 @@ noisy table, beats the prior alone.
 - :func:`measures`, :func:`prior_measures` — ``p_true_histogram``,
   ``expected_overlap``, ``map_histogram`` / ``map_exact`` and the
   confidence-ranked ``match_rate``, for the posterior and for the prior
-  alone (the chance baseline); :func:`reconstruct` gives both.
+  alone (the chance baseline); :func:`reconstruct` gives both;
+  :func:`holder_measures` the data holder's versions, averaged over releases
+  drawn from the truth.
 - :mod:`.classification` — the reduced (56-cell) and detailed (2 016-cell)
   cross-classifications and the 2020 PL 94-171 queries on them.
 """
@@ -31,6 +33,7 @@ import math
 from ...memory import MemoryBudgetError, check_memory
 from .case import ReconstructionCase
 from .classification import DETAILED, PL94_QUERIES, REDUCED, Classification, pl94_queries
+from .data_holder import holder_measures
 from .measures import ReconstructionMeasures, measures, prior_measures
 from .posterior import HistogramPosterior, exact_posterior, prior_posterior, sampled_posterior
 
@@ -42,7 +45,9 @@ __all__ = [
     "HistogramPosterior",
     "ReconstructionCase",
     "ReconstructionMeasures",
+    "enumerable",
     "exact_posterior",
+    "holder_measures",
     "measures",
     "pl94_queries",
     "prior_measures",
@@ -54,7 +59,8 @@ __all__ = [
 METHODS = ("auto", "exact", "mcmc")
 
 
-def _enumerable(case: ReconstructionCase) -> bool:
+def enumerable(case: ReconstructionCase) -> bool:
+    """True when every histogram of the case fits the memory budget four times over."""
     count = math.comb(case.n + case.n_cells - 1, case.n_cells - 1)
     try:
         check_memory(count * (case.n_cells * 4 + case.n * 8) * 4, "the histograms")
@@ -78,7 +84,7 @@ def reconstruct(case: ReconstructionCase, method: str = "auto", **sample_kwargs)
     if case.truth is None:
         raise ValueError("truth: the case has none; the measures need the true histogram")
     if method == "auto":
-        method = "exact" if _enumerable(case) else "mcmc"
+        method = "exact" if enumerable(case) else "mcmc"
     if method == "exact":
         posterior = exact_posterior(case)
         baseline = measures(prior_posterior(case), case.truth)
