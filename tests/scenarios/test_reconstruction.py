@@ -19,8 +19,8 @@ from adversary.scenarios.reconstruction import (
     ReconstructionCase,
     exact_posterior,
     holder_measures,
-    measures,
     pl94_queries,
+    posterior_measures,
     prior_measures,
     prior_posterior,
     reconstruct,
@@ -75,7 +75,7 @@ def test_exact_posterior_is_the_brute_force():
 def test_measures_follow_their_definitions():
     case = small_case()
     posterior = exact_posterior(case)
-    result = measures(posterior, case.truth)
+    result = posterior_measures(posterior, case.truth)
     truth = np.array(case.truth)
     h, p = posterior.histograms, posterior.probabilities
     assert result.p_true_histogram == pytest.approx(p[(h == truth).all(axis=1)].sum(), abs=1e-15)
@@ -96,7 +96,7 @@ def test_measures_follow_their_definitions():
 def test_prior_baseline_in_closed_form_equals_enumeration(concentration):
     case = small_case(concentration=concentration, n=4, truth=(1, 0, 1, 2))
     closed = prior_measures(case)
-    enumerated = measures(prior_posterior(case), case.truth)
+    enumerated = posterior_measures(prior_posterior(case), case.truth)
     assert closed.p_true_histogram == pytest.approx(enumerated.p_true_histogram, abs=1e-14)
     assert closed.expected_overlap == pytest.approx(enumerated.expected_overlap, abs=1e-12)
     assert closed.match_rate == pytest.approx(enumerated.match_rate, abs=1e-12)
@@ -177,9 +177,9 @@ def test_command_line_prints_the_measures_and_the_baseline(tmp_path, capsys):
 def test_both_latents_sample_the_exact_posterior(concentration):
     # Persons (one cell each; a Pólya potential under a Dirichlet prior) or the histogram.
     case = small_case(concentration=concentration)
-    exact = measures(exact_posterior(case), case.truth)
+    exact = posterior_measures(exact_posterior(case), case.truth)
     for latent in ("persons", "histogram"):
-        sampled = measures(
+        sampled = posterior_measures(
             sampled_posterior(case, draws=3000, tune=200, chains=2, random_seed=9, latent=latent),
             case.truth,
         )
@@ -204,7 +204,10 @@ def test_data_holder_measures_average_over_releases_from_the_truth():
     expected = 0.0
     for x0, x1 in itertools.product(window, window):
         weight = math.exp(dg.logpmf(x0 - 1, sigma2) + dg.logpmf(x1 - 1, sigma2))
-        expected += weight * measures(exact_posterior(case, (x0, x1)), case.truth).p_true_histogram
+        expected += (
+            weight
+            * posterior_measures(exact_posterior(case, (x0, x1)), case.truth).p_true_histogram
+        )
     result = holder_measures(case, replications=400, seed=5)
     mean, error = result["p_true_histogram"]["mean"], result["p_true_histogram"]["standard_error"]
     assert abs(mean - expected) <= 4 * error

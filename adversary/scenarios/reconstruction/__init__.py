@@ -16,7 +16,7 @@ noisy table, beats the prior alone.
 - :func:`exact_posterior` (every histogram, for small blocks) and
   :func:`sampled_posterior` (MCMC: each person's cell drawn from its exact
   full conditional, all cells scored in one call).
-- :func:`measures`, :func:`prior_measures` — ``p_true_histogram``,
+- :func:`posterior_measures`, :func:`prior_measures` — ``p_true_histogram``,
   ``expected_overlap``, ``map_histogram`` / ``map_exact`` and the
   confidence-ranked ``match_rate``, for the posterior and for the prior
   alone (the chance baseline); :func:`reconstruct` gives both;
@@ -34,7 +34,7 @@ from ...memory import MemoryBudgetError, check_memory
 from .case import ReconstructionCase
 from .classification import DETAILED, PL94_QUERIES, REDUCED, Classification, pl94_queries
 from .data_holder import holder_measures
-from .measures import ReconstructionMeasures, measures, prior_measures
+from .measures import ReconstructionMeasures, posterior_measures, prior_measures
 from .posterior import HistogramPosterior, exact_posterior, prior_posterior, sampled_posterior
 
 __all__ = [
@@ -48,8 +48,8 @@ __all__ = [
     "enumerable",
     "exact_posterior",
     "holder_measures",
-    "measures",
     "pl94_queries",
+    "posterior_measures",
     "prior_measures",
     "prior_posterior",
     "reconstruct",
@@ -87,11 +87,11 @@ def reconstruct(case: ReconstructionCase, method: str = "auto", **sample_kwargs)
         method = "exact" if enumerable(case) else "mcmc"
     if method == "exact":
         posterior = exact_posterior(case)
-        baseline = measures(prior_posterior(case), case.truth)
+        baseline = posterior_measures(prior_posterior(case), case.truth)
     else:
         posterior = sampled_posterior(case, **sample_kwargs)
         baseline = prior_measures(case)
-    result = measures(posterior, case.truth).to_dict()
+    result = posterior_measures(posterior, case.truth).to_dict()
     result["baseline"] = baseline.to_dict()
     result["n"], result["cells"] = case.n, case.n_cells
     return result

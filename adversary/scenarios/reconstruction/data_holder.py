@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .case import ReconstructionCase
-from .measures import measures, prior_measures
+from .measures import posterior_measures, prior_measures
 from .posterior import exact_posterior, sampled_posterior
 from .simulate import drawn_releases
 
@@ -60,7 +60,7 @@ def holder_measures(
             posterior = sampled_posterior(
                 case, releases, random_seed=int(rng.integers(2**31)), **sample_kwargs
             )
-        rows.append(measures(posterior, case.truth))
+        rows.append(posterior_measures(posterior, case.truth))
     out = {}
     for key in _SCALARS:
         values = np.array([float(getattr(row, key)) for row in rows])

@@ -31,7 +31,7 @@ from scipy import stats
 from .case import ReconstructionCase
 from .posterior import HistogramPosterior, log_prior
 
-__all__ = ["ReconstructionMeasures", "measures", "prior_measures"]
+__all__ = ["ReconstructionMeasures", "posterior_measures", "prior_measures"]
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def _match_rate(at_least: np.ndarray, truth: np.ndarray) -> tuple[float, ...]:
     return tuple(float(x) for x in hits / np.arange(1, n + 1))
 
 
-def measures(posterior: HistogramPosterior, truth) -> ReconstructionMeasures:
+def posterior_measures(posterior: HistogramPosterior, truth) -> ReconstructionMeasures:
     """The measures of ``posterior`` for the true histogram ``truth``."""
     truth = np.asarray(truth, dtype=np.int64)
     h, p = posterior.histograms, posterior.probabilities
