@@ -118,13 +118,19 @@ def sampled_posterior(
 ) -> HistogramPosterior:
     """The posterior by MCMC: :func:`adversary.inference.sample` on the case's model.
 
-    ``latent`` chooses the model's latent (:meth:`~.case.ReconstructionCase.model`);
-    the draws are histograms either way.
+    ``latent`` chooses the model's latent (:meth:`~.case.ReconstructionCase.model`):
+    ``"persons"`` is updated by :class:`~.step.PersonsGibbs` (each person's cell
+    drawn exactly, the tables kept up to date), ``"histogram"`` by pair moves.
+    The draws are histograms either way.
     """
     from ...inference import sample  # the sampler is heavy to import; only this path needs it
+    from .step import PersonsGibbs
 
+    model = case.model(releases, latent=latent)
+    step = None if latent == "histogram" else [PersonsGibbs(case, releases, model=model)]
     tree = sample(
-        case.model(releases, latent=latent),
+        model,
+        step=step,
         draws=draws,
         tune=tune,
         chains=chains,
