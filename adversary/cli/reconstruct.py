@@ -26,7 +26,8 @@ every histogram fits the memory budget. Sampled figures come with their Monte Ca
     the share of the top r that are true, for r = 1 … n;
 ``method``, ``standard_errors``
     ``exact`` or ``mcmc``, and the Monte Carlo standard errors of the sampled
-    ``p_true_histogram``, ``expected_overlap`` and ``overlap_share`` (empty when exact);
+    ``p_true_histogram``, ``expected_overlap`` and ``overlap_share`` (empty when
+    exact; null where every draw gave the same value);
 ``baseline``
     the same keys for the prior alone (computed exactly).
 """
@@ -88,7 +89,11 @@ def _report(result: dict) -> str:
 
     def value(key, digits=4):
         text = f"{result[key]:.{digits}f}"
-        return text + (f" ± {errors[key]:.{digits}f}" if key in errors else "")
+        if key not in errors:
+            return text
+        return text + (
+            " (all draws alike)" if errors[key] is None else f" ± {errors[key]:.{digits}f}"
+        )
 
     n = result["n"]
     lines = [

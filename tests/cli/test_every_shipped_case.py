@@ -36,7 +36,8 @@ def _argv(command: str, case: str, out) -> list[str]:
 
 
 def test_the_shipped_cases_are_these():
-    assert sorted(shipped_cases()) == sorted([*ATTACKS, "population_gvhr", "reconstruction_block"])
+    reconstruction = ["reconstruction_block", "reconstruction_detailed"]
+    assert sorted(shipped_cases()) == sorted([*ATTACKS, "population_gvhr", *reconstruction])
 
 
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])

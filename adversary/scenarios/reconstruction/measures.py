@@ -36,7 +36,12 @@ __all__ = ["ReconstructionMeasures", "posterior_measures", "prior_measures"]
 
 @dataclass(frozen=True)
 class ReconstructionMeasures:
-    """The measures of the module docstring; ``standard_errors`` of sampled ones (0 if exact)."""
+    """The measures of the module docstring.
+
+    ``standard_errors``: the Monte Carlo standard errors of sampled measures
+    (empty when exact; ``None`` where every draw gave the same value, e.g. no
+    draw was the true histogram).
+    """
 
     p_true_histogram: float
     expected_overlap: float
@@ -95,11 +100,12 @@ def _standard_errors(draws: np.ndarray, truth: np.ndarray) -> dict:
     }
     for name, values in series.items():
         if np.all(values == values.flat[0]):
-            out[name] = 0.0
+            out[name] = None  # every draw alike: no Monte Carlo error can be estimated
             continue
         data = xr.DataArray(values, dims=("chain", "draw"))
         out[name] = float(az.mcse(data, method="mean"))
-    out["overlap_share"] = out["expected_overlap"] / int(truth.sum())
+    overlap = out["expected_overlap"]
+    out["overlap_share"] = None if overlap is None else overlap / int(truth.sum())
     return out
 
 
