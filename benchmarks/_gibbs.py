@@ -20,6 +20,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import arviz as az
 import numpy as np
@@ -65,6 +66,14 @@ def timed_pymc_chain(sample: Callable, model, tune: int, draws: int, seed: int):
     wall = time.perf_counter() - start
     sampling = float(tree["sample_stats"].attrs["sampling_time"])
     return tree["posterior"].to_dataset().isel(chain=0), sampling, wall - sampling
+
+
+def pymc_runners(chain: Callable) -> dict:
+    """``{"ours": …, "pymc": …}``: ``chain(sample, subject, tune, draws, seed)`` with our sampler
+    (:func:`adversary.inference.sample`) and with plain :func:`pymc.sample`."""
+    from adversary import inference
+
+    return {"ours": partial(chain, inference.sample), "pymc": partial(chain, pm.sample)}
 
 
 def run_samplers(runners: dict, steps: dict, chains, tune, draws, seed, warmup=None) -> list:

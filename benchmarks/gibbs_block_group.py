@@ -47,7 +47,6 @@ choose_compiledir()  # before PyTensor is imported
 
 import _gibbs as harness  # noqa: E402
 import numpy as np  # noqa: E402
-import pymc as pm  # noqa: E402
 
 from adversary import inference  # noqa: E402
 from adversary.model_files import load_case  # noqa: E402
@@ -92,16 +91,6 @@ def _pymc_chain(sample, case, tune, draws, seed):
     posterior, sampling, setup = harness.timed_pymc_chain(sample, case.model(), tune, draws, seed)
     values = {"x1": (posterior["X1"].values == case.known_count + 1), "x2": posterior["X2"].values}
     return values, sampling, setup
-
-
-def ours_chain(case, tune, draws, seed):
-    """One chain of our exact Gibbs steps, :func:`adversary.inference.sample`."""
-    return _pymc_chain(inference.sample, case, tune, draws, seed)
-
-
-def pymc_chain(case, tune, draws, seed):
-    """One chain of plain :func:`pymc.sample`: PyMC's default steps for the model."""
-    return _pymc_chain(pm.sample, case, tune, draws, seed)
 
 
 def ours_steps(case) -> list[str]:
@@ -188,7 +177,7 @@ def numpy_chain(case, tune, draws, seed):
     return {"x1": states[:, 0] == case.known_count + 1, "x2": states[:, 1]}, sampling, setup
 
 
-CHAIN_RUNNERS = {"ours": ours_chain, "pymc": pymc_chain, "numpy": numpy_chain}
+CHAIN_RUNNERS = {**harness.pymc_runners(_pymc_chain), "numpy": numpy_chain}
 STEP_NAMES = {
     "ours": ours_steps,
     "pymc": pymc_steps,

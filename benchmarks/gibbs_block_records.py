@@ -168,16 +168,6 @@ def numpy_gibbs_chain(releases, n_iter: int, rng: np.random.Generator) -> np.nda
     return out
 
 
-def ours_chain(block, tune, draws, seed):
-    """One chain of our exact Gibbs steps, :func:`adversary.inference.sample`."""
-    return _pymc_chain(inference.sample, block, tune, draws, seed)
-
-
-def pymc_chain(block, tune, draws, seed):
-    """One chain of plain :func:`pymc.sample`: PyMC's default steps for the model."""
-    return _pymc_chain(pm.sample, block, tune, draws, seed)
-
-
 def numpy_chain(block, tune, draws, seed):
     """One chain of the numpy loop; ``tune`` sweeps of burn-in are dropped."""
     start = time.perf_counter()
@@ -185,7 +175,7 @@ def numpy_chain(block, tune, draws, seed):
     return _values(block, cells), time.perf_counter() - start, 0.0
 
 
-CHAIN_RUNNERS = {"ours": ours_chain, "pymc": pymc_chain, "numpy": numpy_chain}
+CHAIN_RUNNERS = {**harness.pymc_runners(_pymc_chain), "numpy": numpy_chain}
 
 
 def _step_names(block: Block) -> dict:

@@ -48,27 +48,15 @@ import numpy as np  # noqa: E402
 import pymc as pm  # noqa: E402
 import pytensor.tensor as pt  # noqa: E402
 
-from adversary import inference  # noqa: E402
 from adversary.budget import get_preset  # noqa: E402
 from adversary.distributions import DiscreteGaussian  # noqa: E402
 from adversary.noise import discrete_gaussian  # noqa: E402
+from adversary.scenarios.reconstruction import PL94_QUERIES, REDUCED  # noqa: E402
 
 PERSONS = 50
-ATTRIBUTES = (("hhgq", 2), ("voting_age", 2), ("hispanic", 2), ("race", 7))
-CELLS = math.prod(size for _, size in ATTRIBUTES)
-#: The ten queries: the attributes each one keeps (PL 94-171 at block level, no hhinstlevels).
-QUERIES = {
-    "total": (),
-    "race": ("race",),
-    "hispanic": ("hispanic",),
-    "voting_age": ("voting_age",),
-    "hhgq": ("hhgq",),
-    "hispanic_race": ("hispanic", "race"),
-    "voting_age_race": ("voting_age", "race"),
-    "voting_age_hispanic": ("voting_age", "hispanic"),
-    "voting_age_hispanic_race": ("voting_age", "hispanic", "race"),
-    "detailed": ("hhgq", "voting_age", "hispanic", "race"),
-}
+ATTRIBUTES = REDUCED.attributes  # hhgq 2 × voting_age 2 × hispanic 2 × race 7
+CELLS = REDUCED.n_cells
+QUERIES = PL94_QUERIES  # the ten queries: the attributes each keeps
 SAMPLERS = ("ours", "pymc", "numpy")
 FULL = {"chains": 4, "tune": 200, "draws": 2000}
 QUICK = {"chains": 2, "tune": 100, "draws": 500}
@@ -77,19 +65,7 @@ WARMUP = {"tune": 0, "draws": 5}
 
 def margins() -> dict[str, np.ndarray]:
     """``{query: the index of each detailed cell's margin in that query's table}``."""
-    sizes = [size for _, size in ATTRIBUTES]
-    levels = np.array(list(np.ndindex(*sizes)))  # (CELLS, attributes), detailed order
-    names = [name for name, _ in ATTRIBUTES]
-    out = {}
-    for query, kept in QUERIES.items():
-        columns = [names.index(a) for a in kept]
-        kept_sizes = [sizes[c] for c in columns]
-        out[query] = (
-            np.ravel_multi_index(tuple(levels[:, columns].T), kept_sizes)
-            if columns
-            else np.zeros(CELLS, dtype=np.int64)
-        )
-    return out
+    return {q: REDUCED.margin_of_cells(kept) for q, kept in QUERIES.items()}
 
 
 def sigma2s() -> dict[str, float]:
@@ -195,16 +171,6 @@ def _pymc_chain(sample, block, tune, draws, seed):
     return _values(block, posterior["P"].values), sampling, setup
 
 
-def ours_chain(block, tune, draws, seed):
-    """One chain of our exact Gibbs steps, :func:`adversary.inference.sample`."""
-    return _pymc_chain(inference.sample, block, tune, draws, seed)
-
-
-def pymc_chain(block, tune, draws, seed):
-    """One chain of plain :func:`pymc.sample`: PyMC's default steps for the model."""
-    return _pymc_chain(pm.sample, block, tune, draws, seed)
-
-
 def numpy_chain(block, tune, draws, seed):
     """One chain of the numpy loop; ``tune`` sweeps of burn-in are dropped."""
     start = time.perf_counter()
@@ -212,7 +178,7 @@ def numpy_chain(block, tune, draws, seed):
     return _values(block, cells), time.perf_counter() - start, 0.0
 
 
-CHAIN_RUNNERS = {"ours": ours_chain, "pymc": pymc_chain, "numpy": numpy_chain}
+CHAIN_RUNNERS = {**harness.pymc_runners(_pymc_chain), "numpy": numpy_chain}
 STEPS = {
     "ours": ["BoundedGibbs on P (one role)"],
     "pymc": ["CategoricalGibbsMetropolis on P"],

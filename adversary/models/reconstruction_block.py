@@ -18,8 +18,7 @@ drawn once (seed 2020) from this same model.
 Copy this file to declare a reconstruction case of your own.
 """
 
-from adversary.scenarios.reconstruction import REDUCED, ReconstructionCase, pl94_queries
-from adversary.scenarios.reconstruction.simulate import simulated
+from adversary.scenarios.reconstruction import REDUCED, pl94_block
 
 PRIOR = REDUCED.independent_prior(
     {
@@ -29,19 +28,11 @@ PRIOR = REDUCED.independent_prior(
         "race": (0.616, 0.124, 0.011, 0.060, 0.002, 0.084, 0.103),
     }
 )
-QUERIES, RHOS, LABELS = pl94_queries(REDUCED)
-
-CASE = simulated(
-    ReconstructionCase(
-        name="A block of 12 persons, ten PL 94-171 tables (56 cells)",
-        description=__doc__,
-        n=12,
-        cells=REDUCED.cell_labels(),
-        prior=PRIOR,
-        queries=QUERIES,
-        rhos=RHOS,
-        query_labels=LABELS,
-        convention="paper",
-    ),
+CASE = pl94_block(
+    "A block of 12 persons, ten PL 94-171 tables (56 cells)",
+    REDUCED,
+    n=12,
+    prior=PRIOR,
     seed=2020,
+    description=__doc__,
 )

@@ -16,8 +16,7 @@ persons budget, in the paper's convention σ² = 1/(2ρ). The true histogram
 and the releases are drawn once (seed 2020) from this same model.
 """
 
-from adversary.scenarios.reconstruction import DETAILED, ReconstructionCase, pl94_queries
-from adversary.scenarios.reconstruction.simulate import simulated
+from adversary.scenarios.reconstruction import DETAILED, pl94_block
 
 SINGLE_RACES = (0.616, 0.124, 0.011, 0.060, 0.002, 0.084)
 RACE = (*SINGLE_RACES, *[(1.0 - sum(SINGLE_RACES)) / 57] * 57)
@@ -29,19 +28,11 @@ PRIOR = DETAILED.independent_prior(
         "race": RACE,
     }
 )
-QUERIES, RHOS, LABELS = pl94_queries(DETAILED)
-
-CASE = simulated(
-    ReconstructionCase(
-        name="A block of 20 persons, ten PL 94-171 tables (2 016 cells)",
-        description=__doc__,
-        n=20,
-        cells=DETAILED.cell_labels(),
-        prior=PRIOR,
-        queries=QUERIES,
-        rhos=RHOS,
-        query_labels=LABELS,
-        convention="paper",
-    ),
+CASE = pl94_block(
+    "A block of 20 persons, ten PL 94-171 tables (2 016 cells)",
+    DETAILED,
+    n=20,
+    prior=PRIOR,
     seed=2020,
+    description=__doc__,
 )

@@ -23,7 +23,9 @@ noisy table, beats the prior alone.
   :func:`holder_measures` the data holder's versions, averaged over releases
   drawn from the truth.
 - :mod:`.classification` — the reduced (56-cell) and detailed (2 016-cell)
-  cross-classifications and the 2020 PL 94-171 queries on them.
+  cross-classifications and the 2020 PL 94-171 queries on them;
+  :func:`pl94_block` a block released as those tables, its truth and
+  releases drawn from the model (:func:`simulated`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from .classification import DETAILED, PL94_QUERIES, REDUCED, Classification, pl9
 from .data_holder import holder_measures
 from .measures import ReconstructionMeasures, posterior_measures, prior_measures
 from .posterior import HistogramPosterior, exact_posterior, prior_posterior, sampled_posterior
+from .simulate import pl94_block, simulated
 
 __all__ = [
     "DETAILED",
@@ -48,12 +51,14 @@ __all__ = [
     "enumerable",
     "exact_posterior",
     "holder_measures",
+    "pl94_block",
     "pl94_queries",
     "posterior_measures",
     "prior_measures",
     "prior_posterior",
     "reconstruct",
     "sampled_posterior",
+    "simulated",
 ]
 
 METHODS = ("auto", "exact", "mcmc")

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .case import ReconstructionCase
+from .classification import Classification, pl94_queries
 
-__all__ = ["drawn_releases", "drawn_truth", "simulated"]
+__all__ = ["drawn_releases", "drawn_truth", "pl94_block", "simulated"]
 
 
 def drawn_truth(case: ReconstructionCase, rng) -> tuple[int, ...]:
@@ -32,3 +33,35 @@ def simulated(case: ReconstructionCase, seed) -> ReconstructionCase:
     rng = np.random.default_rng(seed)
     truth = drawn_truth(case, rng)
     return case.replace(truth=truth, releases=drawn_releases(case, truth, rng))
+
+
+def pl94_block(
+    name: str,
+    classification: Classification,
+    n: int,
+    prior,
+    *,
+    seed,
+    description: str = "",
+    budget: str = "pl94-2020-persons",
+    convention: str = "paper",
+) -> ReconstructionCase:
+    """A block of ``n`` persons on ``classification``, released as the ten PL 94-171 tables.
+
+    Each table's counts get the block-level ρ of its query in ``budget``
+    (:func:`~.classification.pl94_queries`) in ``convention``; the truth and
+    the releases are drawn from the model with ``seed`` (:func:`simulated`).
+    """
+    queries, rhos, labels = pl94_queries(classification, budget=budget)
+    case = ReconstructionCase(
+        name=name,
+        description=description,
+        n=n,
+        cells=classification.cell_labels(),
+        prior=prior,
+        queries=queries,
+        rhos=rhos,
+        query_labels=labels,
+        convention=convention,
+    )
+    return simulated(case, seed)
