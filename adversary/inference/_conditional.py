@@ -129,11 +129,16 @@ class BoundsFunction:
         self.fn = None
         self._constant = None
         self._by_shape = {}
+        self._lookup = None
         if graphs:
             graphs = model.replace_rvs_by_values(graphs)
             needed = set(ancestors(graphs))
             self.others = [v for v in model.value_vars if v is not value_var and v in needed]
             self.other_names = [v.name for v in self.others]
+            if all(any(g is v for v in self.others) for g in graphs):
+                # Bounds that are other variables' values (X2 >= X1): read, not computed.
+                self._lookup = [g.name for g in graphs]
+                return
             # Bounds that depend on no other variable are evaluated once: no need for numba.
             mode = safe_compile_kwargs(compile_kwargs) if self.others else one_shot(compile_kwargs)
             self.fn = model.compile_fn(
@@ -149,6 +154,8 @@ class BoundsFunction:
         return self.has_lower and self.has_upper
 
     def __call__(self, point, shape) -> tuple[np.ndarray, np.ndarray]:
+        if self._lookup is not None:
+            return self._bounds([point[name] for name in self._lookup], shape)
         if self.fn is not None and self._constant is None:
             names = zip(self.other_names, self._other_dtypes, strict=True)
             return self._bounds(
