@@ -105,6 +105,9 @@ def prior_posterior(case: ReconstructionCase) -> HistogramPosterior:
     return HistogramPosterior(histograms, _normalised(log_prior(case, histograms)), "exact")
 
 
+_QUIET = {"compute_convergence_checks": False}  # the measures carry their own Monte Carlo errors
+
+
 def sampled_posterior(
     case: ReconstructionCase,
     releases=None,
@@ -128,17 +131,8 @@ def sampled_posterior(
 
     model = case.model(releases, latent=latent)
     step = None if latent == "histogram" else [PersonsGibbs(case, releases, model=model)]
-    tree = sample(
-        model,
-        step=step,
-        draws=draws,
-        tune=tune,
-        chains=chains,
-        cores=1,
-        random_seed=random_seed,
-        progressbar=progressbar,
-        compute_convergence_checks=False,
-    )
+    run = {"draws": draws, "tune": tune, "chains": chains, "random_seed": random_seed}
+    tree = sample(model, step=step, cores=1, progressbar=progressbar, **run, **_QUIET)
     if latent == "histogram":
         values = np.asarray(tree.posterior[HISTOGRAM].values, dtype=np.int64)
     else:
