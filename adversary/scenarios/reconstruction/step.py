@@ -4,7 +4,8 @@ The generic exact step (:class:`adversary.inference.BoundedGibbs`) scores a
 person's K candidate cells by evaluating the model's graph once per candidate:
 every released count recomputed from all the persons, so a sweep costs
 ``n · K · (n + queries × cells)``. This step knows the model's structure
-(:meth:`ReconstructionCase.model` with ``latent="persons"``) and keeps the
+(:meth:`~adversary.scenarios.reconstruction.case.ReconstructionCase.model`
+with ``latent="persons"``) and keeps the
 true released counts ``m`` of the current persons. To update person i in
 cell c it removes the person (``m_q -= 1`` for the queries holding c), and
 cell k's log full conditional is, up to a constant,
@@ -42,7 +43,7 @@ class PersonsGibbs(BlockedStep):
 
     Parameters
     ----------
-    case : ReconstructionCase
+    case : adversary.scenarios.reconstruction.case.ReconstructionCase
         The case whose ``model(releases)`` is being sampled.
     releases : sequence of int, optional
         The released counts the model conditions on (default the case's).
