@@ -128,7 +128,7 @@ RHO = st.floats(min_value=1e-24, max_value=1e4, allow_nan=False).map(lambda v: f
 
 
 @settings(
-    max_examples=40,
+    max_examples=25,  # each example is a full `adversary risk --sweep` run (about 1.8 s)
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
