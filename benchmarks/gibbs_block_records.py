@@ -30,7 +30,6 @@ against the numpy loop, and the warm-up (compilation) time.
 
 from __future__ import annotations
 
-import itertools
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -50,6 +49,7 @@ from scipy import special  # noqa: E402
 from adversary import inference  # noqa: E402
 from adversary.distributions import DiscreteGaussian  # noqa: E402
 from adversary.noise import discrete_gaussian, noise_variance  # noqa: E402
+from adversary.scenarios.reconstruction.posterior import compositions  # noqa: E402
 
 PERSONS = 12
 CELLS = 8
@@ -96,18 +96,9 @@ class Exact:
     var_n0: float
 
 
-def _compositions(total: int, parts: int) -> np.ndarray:
-    """Every vector of ``parts`` counts ≥ 0 summing to ``total`` (stars and bars)."""
-    rows = []
-    for bars in itertools.combinations(range(total + parts - 1), parts - 1):
-        edges = (-1, *bars, total + parts - 1)
-        rows.append([edges[i + 1] - edges[i] - 1 for i in range(parts)])
-    return np.array(rows)
-
-
 def exact_reference(block: Block) -> Exact:
     """The posterior of the count vector by enumeration; person 0's cell by exchangeability."""
-    counts = _compositions(PERSONS, CELLS)
+    counts = compositions(PERSONS, CELLS)
     log_multinomial = special.gammaln(PERSONS + 1) - special.gammaln(counts + 1).sum(axis=1)
     releases = np.array(block.releases)
     log_likelihood = discrete_gaussian.logpmf(releases - counts, _sigma2()).sum(axis=1)

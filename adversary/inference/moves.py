@@ -30,7 +30,7 @@ from pymc.blocking import PointType, StatsType
 from pymc.distributions.multivariate import DirichletMultinomialRV
 from pytensor.tensor.random.basic import MultinomialRV
 
-from ._conditional import BatchedLogp, BoundsFunction, draw_index
+from ._conditional import BatchedLogp, draw_index
 from .steps import _ExactGibbs, _positive_int
 
 __all__ = ["BlockGibbs", "TransferGibbs", "has_known_total"]
@@ -125,9 +125,7 @@ class BlockGibbs(_ExactGibbs):
 
     def _compile(self, model, value_vars, compile_kwargs) -> None:
         self._joint = BatchedLogp(model, value_vars, compile_kwargs=compile_kwargs)
-        self._bounds = {
-            v.name: BoundsFunction(model, v, compile_kwargs=compile_kwargs) for v in value_vars
-        }
+        self._compile_bounds(model, value_vars, compile_kwargs)
 
     def _ranges(self, point) -> list[np.ndarray]:
         """Each scalar element's candidate values, member bounds taken at their extremes."""

@@ -99,6 +99,9 @@ class _ExactGibbs(BlockedStep):
         """One compiled conditional per role, and each variable's support bounds."""
         self._roles = compile_roles(model, value_vars, self._shapes, compile_kwargs=compile_kwargs)
         self._role_list = list({id(role): role for role, _ in self._roles.values()}.values())
+        self._compile_bounds(model, value_vars, compile_kwargs)
+
+    def _compile_bounds(self, model, value_vars, compile_kwargs) -> None:
         self._bounds = {
             v.name: BoundsFunction(model, v, compile_kwargs=compile_kwargs) for v in value_vars
         }

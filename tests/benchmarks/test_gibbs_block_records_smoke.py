@@ -23,7 +23,7 @@ def bench(load_benchmark):
 
 
 def test_compositions_are_every_count_vector(bench):
-    rows = bench._compositions(bench.PERSONS, bench.CELLS)
+    rows = bench.compositions(bench.PERSONS, bench.CELLS)
     assert len(rows) == math.comb(bench.PERSONS + bench.CELLS - 1, bench.CELLS - 1) == 50_388
     assert (rows.sum(axis=1) == bench.PERSONS).all() and (rows >= 0).all()
     assert len(np.unique(rows, axis=0)) == len(rows)

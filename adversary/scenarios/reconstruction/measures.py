@@ -149,7 +149,7 @@ def _prior_mode(case: ReconstructionCase) -> np.ndarray | None:
     """
     p = np.array(case.prior)
     if case.concentration is None:
-        gain = lambda h: np.log(np.where(p > 0, p, 0.0) + 0.0) - np.log(h + 1.0)  # noqa: E731
+        gain = lambda h: np.log(p) - np.log(h + 1.0)  # noqa: E731
     else:
         alpha = case.concentration * p
         if np.any((alpha > 0) & (alpha < 1)):

@@ -43,10 +43,16 @@ class HistogramPosterior:
     draws: np.ndarray | None = None
 
 
+def histograms_bytes(n: int, k: int) -> tuple[int, int]:
+    """``(number of histograms, bytes to build them)`` of ``n`` persons over ``k`` cells."""
+    count = math.comb(n + k - 1, k - 1)
+    return count, count * (k * 4 + n * 8)
+
+
 def compositions(n: int, k: int) -> np.ndarray:
     """Every histogram of ``n`` persons over ``k`` cells, one row each (``int32``)."""
-    count = math.comb(n + k - 1, k - 1)
-    check_memory(count * (k * 4 + n * 8), f"the {count:,} histograms of {n} persons in {k} cells")
+    count, size = histograms_bytes(n, k)
+    check_memory(size, f"the {count:,} histograms of {n} persons in {k} cells")
     persons = np.array(list(combinations_with_replacement(range(k), n)), dtype=np.int64)
     rows = np.zeros((count, k), dtype=np.int32)
     np.add.at(rows, (np.repeat(np.arange(count), n), persons.reshape(-1)), 1)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import math
-
 from ...memory import MemoryBudgetError, check_memory
 from .case import ReconstructionCase
 from .measures import posterior_measures, prior_measures
-from .posterior import exact_posterior, prior_posterior, sampled_posterior
+from .posterior import exact_posterior, histograms_bytes, prior_posterior, sampled_posterior
 
 __all__ = ["METHODS", "enumerable", "reconstruct"]
 
@@ -16,9 +14,9 @@ METHODS = ("auto", "exact", "mcmc")
 
 def enumerable(case: ReconstructionCase) -> bool:
     """True when every histogram of the case fits the memory budget four times over."""
-    count = math.comb(case.n + case.n_cells - 1, case.n_cells - 1)
+    _, size = histograms_bytes(case.n, case.n_cells)
     try:
-        check_memory(count * (case.n_cells * 4 + case.n * 8) * 4, "the histograms")
+        check_memory(4 * size, "the histograms")
     except MemoryBudgetError:
         return False
     return True

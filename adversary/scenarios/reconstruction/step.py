@@ -100,7 +100,7 @@ class PersonsGibbs(BlockedStep):
         and ``b = log P(x* - m)``; an infinite term (bounded noise) is counted
         apart, so a cell whose placement makes some count impossible gets ``-inf``.
         """
-        above = self.table[self.rows, np.minimum(counts + 1, self.case.n)]
+        above = self.table[self.rows, counts + 1]  # counts exclude the person: at most n - 1
         here = self.table[self.rows, counts]
         bad_above, bad_here = ~np.isfinite(above), ~np.isfinite(here)
         if not (bad_above.any() or bad_here.any()):
