@@ -11,10 +11,14 @@ Blocks (the issue's speed targets):
 
 Samplers, in one process, one chain each, the same draws:
 
-- ``persons`` — :func:`~adversary.scenarios.reconstruction.sampled_posterior`:
-  one cell per person, :class:`~adversary.scenarios.reconstruction.step.PersonsGibbs`
-  (exact updates, the tables kept up to date);
-- ``histogram`` — the same with ``latent="histogram"``: the package's generic
+- ``persons`` — :func:`~adversary.scenarios.reconstruction.sampled_posterior`
+  (``sampler="direct"``): one cell per person, the compiled sweep of
+  :mod:`~adversary.scenarios.reconstruction.kernel` run directly (exact
+  updates, the tables kept up to date);
+- ``persons_pymc`` — the same sweep as a PyMC step
+  (:class:`~adversary.scenarios.reconstruction.step.PersonsGibbs` under
+  :func:`adversary.inference.sample`, ``sampler="pymc"``);
+- ``histogram`` — ``latent="histogram"`` under PyMC: the package's generic
   pair moves (:class:`adversary.inference.TransferGibbs`) on the histogram, the
   baseline.
 
@@ -47,7 +51,12 @@ from adversary.model_files import load_module  # noqa: E402
 from adversary.scenarios.reconstruction import sampled_posterior  # noqa: E402
 from adversary.scenarios.reconstruction.simulate import simulated  # noqa: E402
 
-LATENTS = ("persons", "histogram")
+#: sampler name: (latent, sampler) of :func:`sampled_posterior`
+SAMPLERS = {
+    "persons": ("persons", "direct"),
+    "persons_pymc": ("persons", "pymc"),
+    "histogram": ("histogram", "pymc"),
+}
 
 
 def blocks() -> dict:
@@ -59,11 +68,12 @@ def blocks() -> dict:
     }
 
 
-def measure(case, latent: str, draws: int, seed: int = 1) -> dict:
+def measure(case, name: str, draws: int, seed: int = 1) -> dict:
     """One chain of ``draws`` after 200 sweeps: wall-clock, ESS of the overlap, ESS/s."""
+    latent, sampler = SAMPLERS[name]
     start = time.perf_counter()
     posterior = sampled_posterior(
-        case, draws=draws, tune=200, chains=1, random_seed=seed, latent=latent
+        case, draws=draws, tune=200, chains=1, random_seed=seed, latent=latent, sampler=sampler
     )
     wall = time.perf_counter() - start
     overlap = np.minimum(posterior.draws, np.array(case.truth)).sum(axis=-1)
@@ -79,7 +89,7 @@ def measure(case, latent: str, draws: int, seed: int = 1) -> dict:
 def run(draws: int) -> dict:
     results = {}
     for name, case in blocks().items():
-        rows = {latent: measure(case, latent, draws) for latent in LATENTS}
+        rows = {sampler: measure(case, sampler, draws) for sampler in SAMPLERS}
         for row in rows.values():
             row["ratio"] = row["ess_per_s"] / rows["histogram"]["ess_per_s"]
         results[name] = rows
@@ -89,13 +99,13 @@ def run(draws: int) -> dict:
 def format_table(result: dict) -> str:
     lines = [
         f"one chain of {result['draws']} draws after 200 sweeps, one core",
-        f"{'block':<12}{'sampler':<11}{'wall s':>8}{'ESS':>8}{'ESS/s':>9}{'ratio':>7}{'mean':>9}",
+        f"{'block':<12}{'sampler':<14}{'wall s':>8}{'ESS':>8}{'ESS/s':>9}{'ratio':>9}{'mean':>9}",
     ]
     for name, rows in result["results"].items():
         for latent, r in rows.items():
             lines.append(
-                f"{name:<12}{latent:<11}{r['wall_s']:>8.1f}{r['ess_overlap']:>8.0f}"
-                f"{r['ess_per_s']:>9.1f}{r['ratio']:>7.2f}{r['mean']:>9.3f}"
+                f"{name:<12}{latent:<14}{r['wall_s']:>8.1f}{r['ess_overlap']:>8.0f}"
+                f"{r['ess_per_s']:>9.1f}{r['ratio']:>9.2f}{r['mean']:>9.3f}"
             )
     lines.append("ratio = ESS/s over the histogram pair moves'; mean = the overlap's mean")
     return "\n".join(lines)

@@ -174,18 +174,19 @@ def test_command_line_prints_the_measures_and_the_baseline(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("concentration", [None, 3.0])
-def test_both_latents_sample_the_exact_posterior(concentration):
-    # Persons (one cell each; a Pólya potential under a Dirichlet prior) or the histogram.
+def test_both_latents_and_both_samplers_sample_the_exact_posterior(concentration):
+    # Persons (one cell each; a Pólya potential under a Dirichlet prior) or the histogram;
+    # the persons' chain run directly or as a PyMC step.
     case = small_case(concentration=concentration)
     exact = posterior_measures(exact_posterior(case), case.truth)
-    for latent in ("persons", "histogram"):
+    run = dict(draws=3000, tune=200, chains=2, random_seed=9)
+    for latent, sampler in (("persons", "direct"), ("persons", "pymc"), ("histogram", "pymc")):
         sampled = posterior_measures(
-            sampled_posterior(case, draws=3000, tune=200, chains=2, random_seed=9, latent=latent),
-            case.truth,
+            sampled_posterior(case, **run, latent=latent, sampler=sampler), case.truth
         )
         for key in ("p_true_histogram", "expected_overlap"):
             error = sampled.standard_errors[key]
-            assert abs(getattr(sampled, key) - getattr(exact, key)) <= 4 * error, (latent, key)
+            assert abs(getattr(sampled, key) - getattr(exact, key)) <= 4 * error, (latent, sampler)
 
 
 def test_data_holder_measures_average_over_releases_from_the_truth():
@@ -257,3 +258,33 @@ def test_the_persons_step_handles_bounded_noise():
     )
     error = sampled.standard_errors["expected_overlap"]
     assert abs(sampled.expected_overlap - exact.expected_overlap) <= 4 * error
+
+
+def test_the_direct_chain_starts_where_the_releases_allow():
+    # The prior puts every person in cell 0, which bounded noise rules out: the chain
+    # starts from the greedy placement instead, and still samples the exact posterior.
+    from adversary.noise.mechanisms import CellKeyNoise
+    from adversary.scenarios.reconstruction.kernel import PersonsKernel, persons_chains
+
+    case = small_case(
+        prior=(0.97, 0.01, 0.01, 0.01),
+        rhos=None,
+        mechanism=CellKeyNoise(0.5, 1),
+        releases=(3, 0, 3, 0, 0, 0, 3),
+        truth=(0, 0, 0, 3),
+    )
+    kernel = PersonsKernel(case)
+    assert not np.isfinite(kernel.log_likelihood(np.zeros(3, dtype=np.int64)))
+    assert np.isfinite(kernel.log_likelihood(kernel.start(np.random.default_rng(0))))
+    exact = posterior_measures(exact_posterior(case), case.truth)
+    draws = persons_chains(case, draws=2000, tune=50, chains=2, random_seed=1)
+    assert draws.shape == (2, 2000, 4) and (draws.sum(axis=-1) == 3).all()
+    sampled = posterior_measures(
+        sampled_posterior(case, draws=2000, tune=50, random_seed=1), case.truth
+    )
+    error = sampled.standard_errors["expected_overlap"] or 1e-12
+    assert abs(sampled.expected_overlap - exact.expected_overlap) <= 4 * error
+    with pytest.raises(ValueError, match="draws must be an integer >= 1"):
+        persons_chains(case, draws=0)
+    with pytest.raises(ValueError, match="sampler must be one of direct, pymc"):
+        sampled_posterior(case, sampler="stan")

@@ -5,8 +5,9 @@ Every histogram ``h`` (K counts summing to n) has posterior
 ``n!/Π h_k! Π p_k^{h_k}``, or Dirichlet-multinomial) times each released
 count's noise pmf at its error. :func:`exact_posterior` sums over all
 ``C(n + K - 1, K - 1)`` histograms (refused, naming the size, beyond the
-memory budget); :func:`sampled_posterior` draws histograms by MCMC
-(:func:`adversary.inference.sample`, persons moved between pairs of cells).
+memory budget); :func:`sampled_posterior` draws histograms by MCMC (each
+person's cell drawn from its exact full conditional, directly or under
+:func:`adversary.inference.sample`).
 Both give a :class:`HistogramPosterior`: distinct histograms with weights,
 and for a sampled one the draws per chain for Monte Carlo errors.
 """
@@ -22,6 +23,7 @@ from scipy import special
 
 from ...memory import check_memory
 from .case import HISTOGRAM, PERSONS, ReconstructionCase
+from .kernel import persons_chains
 
 __all__ = [
     "HistogramPosterior",
@@ -112,6 +114,7 @@ def prior_posterior(case: ReconstructionCase) -> HistogramPosterior:
 
 
 _QUIET = {"compute_convergence_checks": False}  # the measures carry their own Monte Carlo errors
+SAMPLERS = ("direct", "pymc")
 
 
 def sampled_posterior(
@@ -123,27 +126,42 @@ def sampled_posterior(
     chains: int = 2,
     random_seed=None,
     latent: str = "persons",
+    sampler: str = "direct",
     progressbar: bool = False,
 ) -> HistogramPosterior:
-    """The posterior by MCMC: :func:`adversary.inference.sample` on the case's model.
+    """The posterior by MCMC: the persons' exact Gibbs chains, run directly or by PyMC.
 
-    ``latent`` chooses the model's latent (:meth:`~.case.ReconstructionCase.model`):
-    ``"persons"`` is updated by :class:`~.step.PersonsGibbs` (each person's cell
-    drawn exactly, the tables kept up to date), ``"histogram"`` by pair moves.
-    The draws are histograms either way.
+    ``sampler="direct"`` runs the persons' compiled sweep itself
+    (:func:`~.kernel.persons_chains`: no model to compile, for studies over
+    many blocks). ``sampler="pymc"`` runs :func:`adversary.inference.sample`
+    on the case's model (:meth:`~.case.ReconstructionCase.model`) with
+    ``latent``: ``"persons"`` updated by :class:`~.step.PersonsGibbs` (the
+    same sweep), ``"histogram"`` by pair moves. The draws are histograms
+    either way.
     """
+    if sampler not in SAMPLERS:
+        raise ValueError(f"sampler must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
+    run = {"draws": draws, "tune": tune, "chains": chains, "random_seed": random_seed}
+    if sampler == "direct":
+        if latent != PERSONS:
+            raise ValueError(f"latent: sampler='direct' runs the persons' chain, got {latent!r}")
+        values = persons_chains(case, releases, **run)
+    else:
+        values = _pymc_draws(case, releases, latent, run, progressbar)
+    flat = values.reshape(-1, case.n_cells)
+    histograms, counts = np.unique(flat, axis=0, return_counts=True)
+    return HistogramPosterior(histograms, counts / counts.sum(), "mcmc", draws=values)
+
+
+def _pymc_draws(case, releases, latent, run, progressbar) -> np.ndarray:
+    """Histograms ``(chains, draws, K)`` sampled by :func:`adversary.inference.sample`."""
     from ...inference import sample  # the sampler is heavy to import; only this path needs it
     from .step import PersonsGibbs
 
     model = case.model(releases, latent=latent)
-    step = None if latent == "histogram" else [PersonsGibbs(case, releases, model=model)]
-    run = {"draws": draws, "tune": tune, "chains": chains, "random_seed": random_seed}
+    step = None if latent == HISTOGRAM else [PersonsGibbs(case, releases, model=model)]
     tree = sample(model, step=step, cores=1, progressbar=progressbar, **run, **_QUIET)
-    if latent == "histogram":
-        values = np.asarray(tree.posterior[HISTOGRAM].values, dtype=np.int64)
-    else:
-        persons = np.asarray(tree.posterior[PERSONS].values, dtype=np.int64)
-        values = (persons[..., None] == np.arange(case.n_cells)).sum(axis=-2)
-    flat = values.reshape(-1, case.n_cells)
-    histograms, counts = np.unique(flat, axis=0, return_counts=True)
-    return HistogramPosterior(histograms, counts / counts.sum(), "mcmc", draws=values)
+    if latent == HISTOGRAM:
+        return np.asarray(tree.posterior[HISTOGRAM].values, dtype=np.int64)
+    persons = np.asarray(tree.posterior[PERSONS].values, dtype=np.int64)
+    return (persons[..., None] == np.arange(case.n_cells)).sum(axis=-2)
