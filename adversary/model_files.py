@@ -102,7 +102,8 @@ def load_case(model: str | Path):
     from .scenarios.user_attack import attack
 
     module = load_module(model)
-    if hasattr(module, "POPULATION") and not hasattr(module, "CASE"):
+    population = hasattr(module, "POPULATION") or hasattr(module, "RECONSTRUCTION")
+    if population and not hasattr(module, "CASE"):
         raise ModelFileError(
             f"model {str(model)!r} is a population model: "
             f"use `adversary population --model {model}`"

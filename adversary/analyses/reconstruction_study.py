@@ -1,42 +1,49 @@
-"""Reconstruction by block size: synthetic blocks, their PL 94-171 tables, the Bayesian adversary.
+"""Reconstruction by block size: sampled blocks, their PL 94-171 tables, the Bayesian adversary.
 
 The 2018 reconstruction of the 2010 Census (JASON 2022, Sec. 4.2) matched
 46.48 % of records exactly, with no noise; JASON's Table 8-11 bins blocks by
 size (< 10, 10–49, 50–99, 100–249, ≥ 250 persons). This study asks the same of
-the 2020 release: for blocks sampled in each bin from a synthetic population
-(:mod:`adversary.population.synthetic`), the ten PL 94-171 tables of the block
-are released with discrete Gaussian noise at the budget's block-level ρ (times
-a scale: ×1 the 2020 budget, ×4, ×16), and the adversary — who knows the
-block's size and takes as prior the cell shares of the block's tract —
-reconstructs the block's histogram (:mod:`adversary.scenarios.reconstruction`).
+the 2020 release. Blocks are sampled in each bin (a stratified sample without
+replacement); each block's ten PL 94-171 tables are released with discrete
+Gaussian noise at the budget's block-level ρ of each query times a scale (×1
+the 2020 budget, ×4, ×16), and the adversary — who knows the block's size and
+takes as prior the cell shares of the block's tract — reconstructs the
+block's histogram (:mod:`adversary.scenarios.reconstruction`).
 
 Per block and setting, one release drawn from the truth, and:
 
-- ``overlap_share`` — the expected share of the block's records in a
-  reconstruction drawn from the posterior that are true records
-  (``E[Σ_k min(h_k, t_k)] / n``, comparable with the 46 % of 2010);
+- ``overlap`` — the expected number of the block's records, in a
+  reconstruction drawn from the posterior, that are true records
+  (``E[Σ_k min(h_k, t_k)]``); over the block's ``n``, the *reconstruction
+  share*, comparable with the 46 % of 2010;
 - ``p_true_histogram`` — the posterior probability of the exact histogram
   (the whole block rebuilt);
 
 each beside the prior alone (``baseline_*``, exact, closed form). The
 posterior is sampled (:func:`~adversary.scenarios.reconstruction.sampled_posterior`,
-the persons' exact Gibbs chain). **No noise**: the detailed query gives every
-cell's count, so the only histogram consistent with exact tables is the
-truth — both measures are 1 (:func:`noiseless_share`; refused for queries that
-do not identify every cell). The averages over a bin's blocks are averages
-over blocks *and* releases (the data holder's view), with standard errors
-over blocks that include each block's Monte Carlo error.
+the persons' exact Gibbs chain). **No noise** (scale ``inf``): the detailed
+query gives every cell's count, so the only histogram consistent with exact
+tables is the truth — both measures are exact (:func:`noiseless_share`;
+refused for queries that do not identify every cell).
+
+:func:`summary_by_bin` estimates, per bin and for all blocks, the share of
+*records* reconstructed (a ratio estimator, blocks weighted by how many
+blocks of the bin each sampled one stands for) and the mean exact-block rate,
+with standard errors from the stratified sample (finite-population corrected;
+they include each block's release and Monte Carlo error) and 95 % intervals.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ..population.synthetic import BLOCK_SIZE_BINS, block_size_bin
 from ..scenarios.reconstruction import (
+    DETAILED,
     REDUCED,
     Classification,
     ReconstructionCase,
@@ -48,18 +55,93 @@ from ..scenarios.reconstruction import (
 from ..scenarios.reconstruction.simulate import drawn_releases
 
 __all__ = [
+    "CLASSIFICATIONS",
     "JASON_2010_EXACT_SHARE",
+    "ReconstructionStudy",
+    "assess_block",
     "block_cells",
+    "block_sizes",
     "noiseless_share",
     "reconstruction_by_block_size",
     "sampled_blocks",
     "summary_by_bin",
+    "truths_and_priors",
 ]
 
 #: JASON (2022) Sec. 4.2: share of 2010 records the 2018 reconstruction matched exactly.
 JASON_2010_EXACT_SHARE = 0.4648
-_MEASURES = ("overlap_share", "p_true_histogram")
+#: Cross-classifications by name.
+CLASSIFICATIONS = {"reduced": REDUCED, "detailed": DETAILED}
+#: Normal quantile of the two-sided 95 % intervals.
+_Z95 = 1.959963984540054
 _SINGLE_RACE_MASKS = {1 << b: b for b in range(6)}
+
+
+@dataclass(frozen=True)
+class ReconstructionStudy:
+    """What the study runs: the sample, the release settings and the chains.
+
+    ``per_bin`` blocks per size bin (at least 2, for a standard error);
+    ``classification`` ``"reduced"`` (56 cells) or ``"detailed"`` (2 016);
+    ``budget`` a preset whose block-level ρ per PL 94-171 query each scale of
+    ``scales`` multiplies (``inf``: no noise), in each of ``conventions``;
+    ``draws``, ``tune``, ``chains`` per posterior; ``seed`` for the sample and
+    every release and chain. In a population model file, declare
+    ``RECONSTRUCTION = ReconstructionStudy(...)`` (``models/population_reconstruction.py``).
+    """
+
+    name: str = "reconstruction by block size"
+    per_bin: int = 20
+    classification: str = "reduced"
+    budget: str = "pl94-2020-persons"
+    scales: tuple[float, ...] = (1.0, 4.0, 16.0, math.inf)
+    conventions: tuple[str, ...] = ("paper", "das")
+    draws: int = 1000
+    tune: int = 200
+    chains: int = 2
+    seed: int = 0
+    description: str = ""
+
+    def __post_init__(self):
+        for field_name, low in (("per_bin", 2), ("draws", 1), ("tune", 0), ("chains", 1)):
+            value = getattr(self, field_name)
+            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+                raise ValueError(f"{field_name} must be an integer >= {low}, got {value!r}")
+        if self.classification not in CLASSIFICATIONS:
+            raise ValueError(
+                f"classification must be one of {', '.join(CLASSIFICATIONS)}, "
+                f"got {self.classification!r}"
+            )
+        scales = tuple(float(s) for s in np.atleast_1d(self.scales))
+        if not scales or any(not s > 0 for s in scales):
+            raise ValueError(f"scales must be numbers > 0 (inf: no noise), got {self.scales!r}")
+        object.__setattr__(self, "scales", scales)
+        conventions = tuple(self.conventions)
+        bad = [c for c in conventions if c not in ("paper", "das")]
+        if not conventions or bad:
+            raise ValueError(f"conventions must be among paper, das, got {self.conventions!r}")
+        object.__setattr__(self, "conventions", conventions)
+        pl94_queries(self.cells, budget=self.budget)  # the budget names every query
+
+    @property
+    def cells(self) -> Classification:
+        return CLASSIFICATIONS[self.classification]
+
+    def describe(self) -> dict:
+        """The study as plain data (JSON: ``inf`` written as ``"inf"``)."""
+        return {
+            "name": self.name,
+            "per_bin": self.per_bin,
+            "classification": self.classification,
+            "cells": self.cells.n_cells,
+            "budget": self.budget,
+            "scales": [s if math.isfinite(s) else "inf" for s in self.scales],
+            "conventions": list(self.conventions),
+            "draws": self.draws,
+            "tune": self.tune,
+            "chains": self.chains,
+            "seed": self.seed,
+        }
 
 
 def block_cells(persons: pd.DataFrame, classification: Classification = REDUCED) -> np.ndarray:
@@ -76,29 +158,47 @@ def block_cells(persons: pd.DataFrame, classification: Classification = REDUCED)
         raise ValueError(f"persons: columns {missing} are missing")
     columns = []
     for name in classification.names:
-        values = persons[name].to_numpy().astype(np.int64)
+        try:
+            values = persons[name].to_numpy().astype(np.int64)
+        except (TypeError, ValueError):
+            raise ValueError(f"persons: {name} must hold integer codes") from None
         if name == "race" and sizes[name] == 7:
             values = np.array([_SINGLE_RACE_MASKS.get(int(c) + 1, 6) for c in values])
         elif name == "hhgq" and sizes[name] == 2:
             values = (values > 0).astype(np.int64)
-        if values.min() < 0 or values.max() >= sizes[name]:
+        if values.size and (values.min() < 0 or values.max() >= sizes[name]):
             raise ValueError(f"persons: {name} outside 0..{sizes[name] - 1}")
         columns.append(values)
     return np.ravel_multi_index(tuple(columns), classification.sizes)
 
 
-def sampled_blocks(persons: pd.DataFrame, per_bin: int, seed) -> pd.DataFrame:
+def _weights(persons: pd.DataFrame) -> np.ndarray:
+    """Persons per row: the ``count`` column of a population table, else 1."""
+    if "count" in persons.columns:
+        return persons["count"].to_numpy(np.int64)
+    return np.ones(len(persons), dtype=np.int64)
+
+
+def block_sizes(persons: pd.DataFrame) -> pd.DataFrame:
+    """``block``, ``tract`` and ``n`` (persons) of every block with someone in it."""
+    frame = persons[["block", "tract"]].assign(n=_weights(persons))
+    blocks = frame.groupby("block", sort=True).agg(tract=("tract", "first"), n=("n", "sum"))
+    return blocks[blocks["n"] > 0].reset_index()
+
+
+def sampled_blocks(blocks: pd.DataFrame, per_bin: int, seed) -> pd.DataFrame:
     """``per_bin`` blocks drawn without replacement from each size bin (all if fewer).
 
-    Columns ``block``, ``tract``, ``n`` (persons) and ``bin`` (Table 8-11's),
-    and ``in_bin`` (the bin's number of blocks, for the sampling fraction).
+    ``blocks`` has columns ``block``, ``tract`` and ``n`` (:func:`block_sizes`,
+    or a synthetic geography's blocks). Adds ``bin`` (Table 8-11's),
+    ``in_bin`` (the bin's number of blocks) and ``draw`` (the position in the
+    sample, which seeds the block's releases and chains).
     """
-    if isinstance(per_bin, bool) or not isinstance(per_bin, int) or per_bin < 2:
+    if isinstance(per_bin, bool) or not isinstance(per_bin, int | np.integer) or per_bin < 2:
         raise ValueError(
             f"per_bin must be an integer >= 2 (a standard error needs two), got {per_bin!r}"
         )
-    blocks = persons.groupby("block").agg(tract=("tract", "first"), n=("block", "size"))
-    blocks = blocks.reset_index()
+    blocks = blocks[["block", "tract", "n"]].sort_values("block").reset_index(drop=True)
     blocks["bin"] = block_size_bin(blocks["n"])
     rng = np.random.default_rng(seed)
     chosen = []
@@ -106,7 +206,32 @@ def sampled_blocks(persons: pd.DataFrame, per_bin: int, seed) -> pd.DataFrame:
         members = blocks[blocks["bin"] == name]
         take = rng.choice(len(members), size=min(per_bin, len(members)), replace=False)
         chosen.append(members.iloc[np.sort(take)].assign(in_bin=len(members)))
-    return pd.concat(chosen, ignore_index=True)
+    out = pd.concat(chosen, ignore_index=True)
+    out["draw"] = np.arange(len(out))
+    return out
+
+
+def truths_and_priors(
+    persons: pd.DataFrame, blocks, classification: Classification = REDUCED
+) -> dict:
+    """``{block: (true histogram, tract's cell shares)}`` for ``blocks`` among ``persons``.
+
+    ``persons`` must hold every person of the blocks' tracts: the prior is the
+    tract's shares, the block included (as the tract's published tables are).
+    """
+    cells = block_cells(persons, classification)
+    weights = _weights(persons)
+    k = classification.n_cells
+    out = {}
+    tracts = persons.groupby("tract").indices
+    rows = persons.groupby("block").indices
+    for block in blocks:
+        mine = rows[block]
+        tract = tracts[persons["tract"].iloc[mine[0]]]
+        shares = np.bincount(cells[tract], weights=weights[tract], minlength=k)
+        truth = np.bincount(cells[mine], weights=weights[mine], minlength=k)
+        out[block] = (truth.astype(np.int64), shares / shares.sum())
+    return out
 
 
 def noiseless_share(case: ReconstructionCase) -> float:
@@ -119,103 +244,145 @@ def noiseless_share(case: ReconstructionCase) -> float:
     return 1.0
 
 
-def reconstruction_by_block_size(
-    persons: pd.DataFrame,
-    *,
-    per_bin: int = 8,
-    scales=(1.0, 4.0, 16.0, math.inf),
-    conventions=("paper", "das"),
-    budget: str = "pl94-2020-persons",
-    classification: Classification = REDUCED,
-    draws: int = 1000,
-    tune: int = 200,
-    chains: int = 2,
-    seed: int = 0,
-) -> pd.DataFrame:
-    """One row per sampled block, convention and scale (module docstring).
+def assess_block(block: dict, truth, prior, study: ReconstructionStudy) -> list[dict]:
+    """The rows of one block (``block``: a row of :func:`sampled_blocks`).
 
-    ``scales`` multiply every query's ρ; ``math.inf`` is the no-noise limit.
-    Columns: ``block``, ``bin``, ``n``, ``convention``, ``scale``, the measures,
-    their Monte Carlo standard errors (``*_mcse``, 0 where exact or every draw
-    alike) and ``baseline_*``.
+    One row per convention and scale: ``overlap``, ``p_true_histogram``, their
+    Monte Carlo standard errors (``*_mcse``: 0 where exact or every draw
+    alike) and ``baseline_*`` (the prior alone). The release and chains of
+    each setting are seeded by ``(study.seed, draw, convention, scale)``
+    (positions), so a block's rows do not depend on where they are computed.
     """
-    blocks = sampled_blocks(persons, per_bin, seed)
-    cells = block_cells(persons, classification)
-    k = classification.n_cells
-    tract_shares = {
-        tract: np.bincount(cells[index], minlength=k) / len(index)
-        for tract, index in persons.groupby("tract").indices.items()
-    }
-    block_of = persons.groupby("block").indices
-    rows = []
-    for b, block in enumerate(blocks.itertuples()):
-        truth = np.bincount(cells[block_of[block.block]], minlength=k)
-        base = _case(classification, block, truth, tract_shares[block.tract], budget, 1.0, "paper")
-        baseline = prior_measures(base)
-        for c, convention in enumerate(conventions):
-            for s, scale in enumerate(scales):
-                rng = np.random.default_rng([seed, b, c, s])
-                row = {"block": block.block, "bin": block.bin, "n": block.n}
-                row |= {"convention": convention, "scale": scale}
-                if math.isinf(scale):
-                    share = noiseless_share(base)
-                    row |= {m: share for m in _MEASURES} | {f"{m}_mcse": 0.0 for m in _MEASURES}
-                else:
-                    case = base.replace(
-                        rhos=_rhos(classification, budget, scale), convention=convention
-                    )
-                    releases = drawn_releases(case, truth, rng)
-                    posterior = sampled_posterior(
-                        case,
-                        releases,
-                        draws=draws,
-                        tune=tune,
-                        chains=chains,
-                        random_seed=int(rng.integers(2**31)),
-                    )
-                    measured = posterior_measures(posterior, truth)
-                    for m in _MEASURES:
-                        row[m] = getattr(measured, m)
-                        row[f"{m}_mcse"] = measured.standard_errors[m] or 0.0
-                row |= {f"baseline_{m}": getattr(baseline, m) for m in _MEASURES}
-                rows.append(row)
-    out = pd.DataFrame(rows)
-    out["bin"] = pd.Categorical(out["bin"], categories=list(BLOCK_SIZE_BINS), ordered=True)
-    return out
-
-
-def _rhos(classification, budget, scale):
-    return pl94_queries(classification, budget=budget, scale=scale)[1]
-
-
-def _case(classification, block, truth, prior, budget, scale, convention) -> ReconstructionCase:
-    queries, rhos, labels = pl94_queries(classification, budget=budget, scale=scale)
-    return ReconstructionCase(
-        name=f"block {block.block}",
-        n=int(block.n),
-        cells=classification.cell_labels(),
+    truth = np.asarray(truth, dtype=np.int64)
+    queries, rhos, labels = pl94_queries(study.cells, budget=study.budget)
+    base = ReconstructionCase(
+        name=f"block {block['block']}",
+        n=int(truth.sum()),
+        cells=study.cells.cell_labels(),
         prior=tuple(prior),
         queries=queries,
         rhos=rhos,
         query_labels=labels,
-        convention=convention,
         truth=tuple(int(x) for x in truth),
     )
+    baseline = prior_measures(base)
+    keys = {name: block[name] for name in ("block", "bin", "n", "in_bin")}
+    out = []
+    for c, convention in enumerate(study.conventions):
+        for s, scale in enumerate(study.scales):
+            row = keys | {"convention": convention, "scale": scale}
+            if math.isinf(scale):
+                share = noiseless_share(base)
+                row |= {"overlap": share * base.n, "p_true_histogram": share}
+                row |= {"overlap_mcse": 0.0, "p_true_histogram_mcse": 0.0}
+            else:
+                rng = np.random.default_rng([study.seed, int(block["draw"]), c, s])
+                scaled = pl94_queries(study.cells, budget=study.budget, scale=scale)[1]
+                case = base.replace(rhos=scaled, convention=convention)
+                posterior = sampled_posterior(
+                    case,
+                    drawn_releases(case, truth, rng),
+                    draws=study.draws,
+                    tune=study.tune,
+                    chains=study.chains,
+                    random_seed=int(rng.integers(2**31)),
+                )
+                measured = posterior_measures(posterior, truth)
+                errors = measured.standard_errors
+                row |= {
+                    "overlap": measured.expected_overlap,
+                    "p_true_histogram": measured.p_true_histogram,
+                    "overlap_mcse": errors["expected_overlap"] or 0.0,
+                    "p_true_histogram_mcse": errors["p_true_histogram"] or 0.0,
+                }
+            row["baseline_overlap"] = baseline.expected_overlap
+            row["baseline_p_true_histogram"] = baseline.p_true_histogram
+            out.append(row)
+    return out
+
+
+def reconstruction_by_block_size(persons: pd.DataFrame, **study) -> pd.DataFrame:
+    """The study's rows for blocks sampled from ``persons``, in this process.
+
+    ``study``: the fields of :class:`ReconstructionStudy` (or ``study=`` one).
+    For a population on Dask, ``adversary population`` with a model file
+    declaring ``RECONSTRUCTION`` runs the same blocks in parallel.
+    """
+    study = study.pop("study") if "study" in study else ReconstructionStudy(**study)
+    blocks = sampled_blocks(block_sizes(persons), study.per_bin, study.seed)
+    inputs = truths_and_priors(persons, blocks["block"], study.cells)
+    rows = []
+    for block in blocks.to_dict("records"):
+        rows.extend(assess_block(block, *inputs[block["block"]], study))
+    return study_frame(rows)
+
+
+def study_frame(rows: list[dict]) -> pd.DataFrame:
+    """Rows as a table, ``bin`` an ordered categorical, ``overlap_share`` added."""
+    out = pd.DataFrame(rows)
+    out["bin"] = pd.Categorical(out["bin"], categories=list(BLOCK_SIZE_BINS), ordered=True)
+    out["overlap_share"] = out["overlap"] / out["n"]
+    out["baseline_overlap_share"] = out["baseline_overlap"] / out["n"]
+    return out
 
 
 def summary_by_bin(rows: pd.DataFrame) -> pd.DataFrame:
-    """Mean and standard error over each bin's blocks, per convention and scale.
+    """Estimates per bin and for all blocks, for each convention and scale.
 
-    The standard error is the blocks' standard deviation over √(blocks): it
-    includes the spread of blocks and releases and each block's Monte Carlo
-    error. Columns ``<measure>``, ``<measure>_se`` and the same for
-    ``baseline_<measure>``; index ``(convention, scale, bin)``.
+    ``overlap_share``: the share of the bin's *records* reconstructed,
+    ``Σ w·overlap / Σ w·n`` with ``w`` the bin's blocks over its sampled ones;
+    ``p_true_histogram``: the mean over the bin's blocks. The same for the
+    baseline. Each with ``_se`` (linearised, stratified, finite-population
+    corrected: 0 when a bin is sampled whole) and ``_low``/``_high`` (95 %).
+    Also ``blocks`` (sampled), ``in_bin`` (blocks in the bin) and
+    ``persons`` (persons in the sampled blocks). Index ``(convention, scale, bin)``,
+    ``bin`` ending with ``"all"``.
     """
-    keys = ["convention", "scale", "bin"]
-    values = [*_MEASURES, *(f"baseline_{m}" for m in _MEASURES)]
-    grouped = rows.groupby(keys, observed=True)[values]
-    mean = grouped.mean()
-    error = grouped.std(ddof=1) / np.sqrt(grouped.count())
-    out = mean.join(error.add_suffix("_se"))
-    out["blocks"] = grouped.size()
-    return out[[c for v in values for c in (v, f"{v}_se")] + ["blocks"]]
+    measures = {
+        "overlap_share": ("overlap", "n"),
+        "p_true_histogram": ("p_true_histogram", None),
+        "baseline_overlap_share": ("baseline_overlap", "n"),
+        "baseline_p_true_histogram": ("baseline_p_true_histogram", None),
+    }
+    records = []
+    for (convention, scale), setting in rows.groupby(["convention", "scale"], sort=True):
+        bins = [(str(b), part) for b, part in setting.groupby("bin", observed=True, sort=True)]
+        for label, part in [*bins, ("all", setting)]:
+            record = {"convention": convention, "scale": scale, "bin": label}
+            for name, (numerator, denominator) in measures.items():
+                estimate, error = _ratio(part, numerator, denominator)
+                record |= {name: estimate, f"{name}_se": error}
+                record[f"{name}_low"] = estimate - _Z95 * error
+                record[f"{name}_high"] = estimate + _Z95 * error
+            record["blocks"] = len(part)
+            record["in_bin"] = int(part.groupby("bin", observed=True)["in_bin"].first().sum())
+            record["persons"] = int(part["n"].sum())
+            records.append(record)
+    return pd.DataFrame(records).set_index(["convention", "scale", "bin"])
+
+
+def _ratio(part: pd.DataFrame, numerator: str, denominator: str | None) -> tuple[float, float]:
+    """Stratified ratio estimate ``Σ w y / Σ w x`` (``x`` = 1 if ``None``) and its SE.
+
+    Strata are the bins; ``w = in_bin / sampled``. The variance is the
+    linearised one, ``Σ_h M_h² (1 - m_h/M_h) s²_h(u) / m_h / X²`` with
+    ``u = y - R x`` (Cochran 1977, Sec. 6.11).
+    """
+    y = part[numerator].to_numpy(np.float64)
+    x = np.ones_like(y) if denominator is None else part[denominator].to_numpy(np.float64)
+    _, strata, sampled = np.unique(
+        part["bin"].cat.codes.to_numpy(), return_inverse=True, return_counts=True
+    )
+    in_bin = part["in_bin"].to_numpy(np.float64)
+    w = in_bin / sampled[strata]
+    total = float(np.sum(w * x))
+    ratio = float(np.sum(w * y)) / total
+    u = y - ratio * x
+    variance = 0.0
+    for stratum, m in enumerate(sampled):
+        mine = strata == stratum
+        big = float(in_bin[mine][0])
+        if m < 2:
+            return ratio, math.nan  # one block in a bin: no standard error
+        variance += big**2 * (1 - m / big) * np.var(u[mine], ddof=1) / m
+    return ratio, math.sqrt(variance) / total

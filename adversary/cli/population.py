@@ -22,6 +22,16 @@ count at each level ``cell_block`` … ``cell_state``, ``other_blocks`` (d),
 ``summary.csv`` (persons above each threshold by attack, budget, prior and
 block size), ``summary_by_county.csv``, ``summary.json`` and ``plots/``.
 
+**Reconstruction.** A model file declaring ``RECONSTRUCTION`` (a
+``ReconstructionStudy``, e.g. the shipped ``population_reconstruction``)
+reconstructs a stratified sample of blocks per size bin from their noisy
+PL 94-171 tables instead (``adversary.population.reconstruction``) and
+writes ``blocks.csv`` (one row per sampled block, convention and scale),
+``summary.csv`` (per bin and overall: the share of records reconstructed
+and the exact-block rate, standard errors and 95 % intervals, the prior
+alone beside them), ``summary.json`` and ``plots/``. ``--partitions`` and
+``--partition-by`` do not apply.
+
 ``--json`` prints one object with keys ``model`` (the population model,
 with ρ per budget and level), ``data``, ``stats`` (persons, assessed
 persons and records, distinct tuples per attack, partitions, workers),
@@ -67,7 +77,7 @@ def register(subparsers) -> None:
     parser.add_argument("--workers", type=int, default=None, help="local workers (default: cores)")
     parser.add_argument("--partitions", type=int, default=None, help="number of partitions")
     parser.add_argument(
-        "--partition-by", choices=("county", "tract"), default="county", help="partition unit"
+        "--partition-by", choices=("county", "tract"), default=None, help="partition unit (county)"
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of --synthetic")
     parser.add_argument("--states", type=int, default=1, help="states of --synthetic")
@@ -83,6 +93,7 @@ def run(args) -> int:
     from ..population.engine import assess
     from ..population.model import load_population_model
     from ..population.output import summary_json, summary_text
+    from ..population.reconstruction import load_reconstruction_study
     from ..population.synthetic import synthetic_geography
 
     for option, least in (("synthetic", 1), ("seed", 0), ("states", 1), ("workers", 1)):
@@ -94,13 +105,17 @@ def run(args) -> int:
     if args.scheduler is not None and args.workers is not None:
         raise ValueError("--workers starts a local cluster; it cannot be given with --scheduler")
     checked_folder(args.out, "--out")
-    model = load_population_model(args.model).with_preset(args.budget)
+    study = load_reconstruction_study(args.model)
+    if study is None:
+        model = load_population_model(args.model).with_preset(args.budget)
     if args.synthetic is not None:
         data = synthetic_geography(args.synthetic, states=args.states, seed=args.seed)
         described = {"synthetic": args.synthetic, "states": args.states, "seed": args.seed}
     else:
         data = Path(args.data)
         described = {"path": str(data)}
+    if study is not None:
+        return _reconstruction(args, study, data, described)
     result = assess(
         data,
         model,
@@ -108,7 +123,7 @@ def run(args) -> int:
         scheduler=args.scheduler,
         workers=args.workers,
         partitions=args.partitions,
-        partition_level=args.partition_by,
+        partition_level=args.partition_by or "county",
         progress=not args.no_progress,
         plots=not args.no_plots,
     )
@@ -117,4 +132,35 @@ def run(args) -> int:
         sys.stdout.write("\n")
     else:
         print(summary_text(result, model))
+    return 0
+
+
+def _reconstruction(args, study, data, described) -> int:
+    """``adversary population`` for a model file declaring ``RECONSTRUCTION``."""
+    from dataclasses import replace
+
+    from ..budget import get_preset
+    from ..population.reconstruction import survey
+    from ..population.reconstruction_output import summary_text, survey_json
+
+    for option in ("partitions", "partition_by"):
+        if getattr(args, option) is not None:
+            flag = "--" + option.replace("_", "-")
+            raise ValueError(f"{flag} does not apply to a reconstruction model (RECONSTRUCTION)")
+    if args.budget is not None:
+        study = replace(study, budget=get_preset(args.budget).name)
+    result = survey(
+        data,
+        study,
+        args.out,
+        scheduler=args.scheduler,
+        workers=args.workers,
+        progress=not args.no_progress,
+        plots=not args.no_plots,
+    )
+    if args.json:
+        json.dump({"data": described, **survey_json(result, study)}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(summary_text(result, study))
     return 0

@@ -37,7 +37,8 @@ def _argv(command: str, case: str, out) -> list[str]:
 
 def test_the_shipped_cases_are_these():
     reconstruction = ["reconstruction_block", "reconstruction_detailed"]
-    assert sorted(shipped_cases()) == sorted([*ATTACKS, "population_gvhr", *reconstruction])
+    population = ["population_gvhr", "population_reconstruction"]
+    assert sorted(shipped_cases()) == sorted([*ATTACKS, *population, *reconstruction])
 
 
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
@@ -53,17 +54,20 @@ def test_every_command_answers_every_attack_case(case, command, as_json, tmp_pat
         assert out.strip() and not out.lstrip().startswith("{")
 
 
+@pytest.mark.parametrize("model", ["population_gvhr", "population_reconstruction"])
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
 @pytest.mark.parametrize("command", ["run", "risk", "choose-rho", "demo"])
-def test_the_population_model_is_refused_by_the_attack_commands(command, as_json, tmp_path, capsys):
-    argv = _argv(command, "population_gvhr", tmp_path / "out")
+def test_the_population_models_are_refused_by_the_attack_commands(
+    model, command, as_json, tmp_path, capsys
+):
+    argv = _argv(command, model, tmp_path / "out")
     argv = [a for a in argv if a not in ("--field",)] + (["--json"] if as_json else [])
     assert main(argv) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == (
-        f"adversary {command}: error: model 'population_gvhr' is a population model: "
-        "use `adversary population --model population_gvhr`\n"
+        f"adversary {command}: error: model '{model}' is a population model: "
+        f"use `adversary population --model {model}`\n"
     )
 
 
