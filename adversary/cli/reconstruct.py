@@ -120,23 +120,28 @@ def holder_run(case: ReconstructionCase, args) -> int:
             "--replications and --seed"
         )
     method = "exact" if enumerable(case) else "mcmc"
-    result = {"case": case.name, **holder_measures(case, args.replications, method, seed=args.seed)}
+    measured = holder_measures(case, args.replications, method, releases="auto", seed=args.seed)
+    result = {"case": case.name, **measured}
     result["n"], result["cells"] = case.n, case.n_cells
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
     baseline = result["baseline"]
+    grid = result["releases"] == "grid"
+    how = (
+        f"summed over all {result['grid_size']:,} release sets within the noise's cut-offs "
+        f"(omitted mass <= {result['omitted_mass']:.1e})"
+        if grid
+        else f"{args.replications} release sets from the truth ({method})"
+    )
     lines = [
-        f"{case.name}: {case.n} persons, {case.n_cells} cells; the data holder's view, "
-        f"{args.replications} release sets from the truth ({method})",
-        f"{'':<34}{'mean ± s.e.':>22}{'prior alone':>14}",
+        f"{case.name}: {case.n} persons, {case.n_cells} cells; the data holder's view, {how}",
+        f"{'':<34}{'mean ± bound' if grid else 'mean ± s.e.':>22}{'prior alone':>14}",
     ]
     for key, label in _HOLDER_LINES:
         cell = result[key]
-        lines.append(
-            f"{label:<34}{cell['mean']:>13.4f} ± {cell['standard_error']:.4f}"
-            f"{float(baseline[key]):>14.4f}"
-        )
+        error = cell["bound"] if grid else cell["standard_error"]
+        lines.append(f"{label:<34}{cell['mean']:>13.4f} ± {error:.1e}{float(baseline[key]):>14.4f}")
     print("\n".join(lines))
     return 0
 

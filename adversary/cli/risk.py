@@ -39,11 +39,13 @@ fields (``truth=(1,1,0);(1,2,1)``; one tuple alone: ``truth=(1,1,0)``).
     also null when there are too many combinations to draw).
 
 For a reconstruction case (``CASE = ReconstructionCase(...)``) it prints the
-data holder's reconstruction measures instead: each averaged over
-``--replications`` release sets drawn from the truth (``--seed``), with its
-standard error, beside the prior alone; ``--json`` keys as ``adversary
-reconstruct`` with ``{"mean", "standard_error"}`` per measure, and
-``replications``.
+data holder's reconstruction measures instead, beside the prior alone: each
+summed exactly over every release set within the noise's cut-offs when that
+grid is small (with the bound on what the omitted releases could change),
+else averaged over ``--replications`` release sets drawn from the truth
+(``--seed``), with its standard error; ``--json`` keys as ``adversary
+reconstruct`` with ``{"mean", "standard_error", "bound"}`` per measure, and
+``releases`` (``grid`` or ``sampled``), ``replications``, ``omitted_mass``.
 """
 
 from __future__ import annotations

@@ -213,6 +213,16 @@ def test_data_holder_measures_average_over_releases_from_the_truth():
     mean, error = result["p_true_histogram"]["mean"], result["p_true_histogram"]["standard_error"]
     assert abs(mean - expected) <= 4 * error
     assert result["baseline"]["p_true_histogram"] == pytest.approx(2 * 0.3 * 0.7)
+    # the exact sum over the release grid: the same expectation within its stated bound
+    grid = holder_measures(case, releases="auto", tail_mass=1e-12)
+    assert grid["releases"] == "grid" and grid["omitted_mass"] <= 1e-12
+    cell = grid["p_true_histogram"]
+    assert cell["standard_error"] == 0 and cell["bound"] == grid["omitted_mass"]
+    assert abs(cell["mean"] - expected) <= cell["bound"] + 1e-12
+    with pytest.raises(ValueError, match="releases must be one of auto, grid, sampled"):
+        holder_measures(case, releases="all")
+    with pytest.raises(ValueError, match="use method='exact'"):
+        holder_measures(case, releases="grid", method="mcmc")
 
 
 def test_risk_on_a_reconstruction_case_gives_the_data_holders_view(tmp_path, capsys):
@@ -224,10 +234,11 @@ def test_risk_on_a_reconstruction_case_gives_the_data_holders_view(tmp_path, cap
     )
     assert main(["risk", str(model), "--replications", "5", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert result["replications"] == 5 and set(result["p_true_histogram"]) == {
-        "mean",
-        "standard_error",
-    }
+    # two persons in two cells: the release grid is small, so summed exactly
+    assert result["releases"] == "grid" and result["replications"] is None
+    assert set(result["p_true_histogram"]) == {"mean", "standard_error", "bound"}
+    assert main(["risk", str(model)]) == 0
+    assert "summed over all" in capsys.readouterr().out
     assert main(["risk", str(model), "--replications", "1"]) == 2
     assert "replications must be an integer >= 2" in capsys.readouterr().err
 
@@ -288,3 +299,22 @@ def test_the_direct_chain_starts_where_the_releases_allow():
         persons_chains(case, draws=0)
     with pytest.raises(ValueError, match="sampler must be one of direct, pymc"):
         sampled_posterior(case, sampler="stan")
+
+
+def test_rhos_can_name_a_budget_preset():
+    # Each count gets the block-level ρ of the query its label names.
+    queries, rhos, labels = pl94_queries(REDUCED)
+    fields = dict(name="b", n=2, cells=REDUCED.cell_labels(), prior=(1 / 56,) * 56)
+    named = ReconstructionCase(
+        **fields, queries=queries, rhos="pl94-2020-persons", query_labels=labels
+    )
+    assert named.rhos == rhos
+    assert named.noise() == ReconstructionCase(**fields, queries=queries, rhos=rhos).noise()
+    with pytest.raises(
+        ValueError, match="rhos: budget preset 'pl94-2020-persons' needs query_labels"
+    ):
+        ReconstructionCase(**fields, queries=queries, rhos="pl94-2020-persons")
+    with pytest.raises(
+        ValueError, match="rhos: a string names a budget preset; preset must be one"
+    ):
+        ReconstructionCase(**fields, queries=queries, rhos="2030", query_labels=labels)

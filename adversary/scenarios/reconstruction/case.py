@@ -35,8 +35,11 @@ class ReconstructionCase:
       the sum of those cells);
     - ``rhos`` — one ρ per released count (or one for all), the noise the
       discrete Gaussian of ``convention`` (``"paper"``: σ² = 1/(2ρ); ``"das"``:
-      σ² = 1/ρ); or ``mechanism`` — one noise mechanism of the package, or
-      one per count — instead;
+      σ² = 1/ρ); or the name of a budget preset (``"pl94-2020-persons"``):
+      each count gets the block-level ρ of its query, named by its label
+      (``"race[3]"`` is a count of the ``race`` query), stored as the ρ per
+      count; or ``mechanism`` — one noise mechanism of the package, or one
+      per count — instead;
     - ``releases`` — one noisy count per query (``None``: only the data
       holder's measures, which average over releases from the truth);
     - ``truth`` — the true histogram (K counts summing to ``n``; ``None``:
@@ -69,6 +72,15 @@ class ReconstructionCase:
         set_("cells", cells)
         set_("prior", _probability_vector(self.prior, len(cells)))
         set_("queries", _queries(self.queries, len(cells)))
+        labels = self.query_labels
+        labels = tuple(f"q{i}" for i in range(len(self.queries))) if labels is None else labels
+        if len(labels) != len(self.queries):
+            raise ValueError(
+                f"query_labels must name each of the {len(self.queries)} queries, got {len(labels)}"
+            )
+        set_("query_labels", tuple(str(label) for label in labels))
+        if isinstance(self.rhos, str):
+            set_("rhos", _preset_rhos(self.rhos, self.query_labels))
         rhos, mechanisms = _noise(self.rhos, self.mechanism, self.convention, len(self.queries))
         if self.rhos is not None:
             set_("rhos", tuple(float(r) for r in rhos))
@@ -87,13 +99,6 @@ class ReconstructionCase:
             set_("truth", truth)
         if self.concentration is not None:
             set_("concentration", scalar_positive(self.concentration, "concentration"))
-        labels = self.query_labels
-        labels = tuple(f"q{i}" for i in range(len(self.queries))) if labels is None else labels
-        if len(labels) != len(self.queries):
-            raise ValueError(
-                f"query_labels must name each of the {len(self.queries)} queries, got {len(labels)}"
-            )
-        set_("query_labels", tuple(str(label) for label in labels))
 
     # --- derived ---------------------------------------------------------------------------
 
@@ -230,6 +235,24 @@ def _integers(value, name: str, size: int | None) -> tuple[int, ...]:
     ):
         raise ValueError(f"{name} must be integers, got {value!r}")
     return tuple(int(x) for x in array)
+
+
+def _preset_rhos(preset: str, labels: tuple[str, ...]) -> tuple[float, ...]:
+    """The block-level ρ of each count's query (its label up to ``[``) in a budget preset."""
+    from ...budget import get_preset
+
+    try:
+        allocation = get_preset(preset)
+    except ValueError as error:
+        raise ValueError(f"rhos: a string names a budget preset; {error}") from None
+    names = [label.split("[")[0] for label in labels]
+    try:
+        return tuple(float(allocation.rho("block", name)) for name in names)
+    except (KeyError, ValueError) as error:
+        raise ValueError(
+            f"rhos: budget preset {preset!r} needs query_labels naming each count's query "
+            f"(e.g. 'race[3]'); {error}"
+        ) from None
 
 
 def _noise(rhos, mechanism, convention, n_queries: int):
