@@ -116,22 +116,30 @@ def run(args) -> int:
         described = {"path": str(data)}
     if study is not None:
         return _reconstruction(args, study, data, described)
-    result = assess(
-        data,
-        model,
-        args.out,
-        scheduler=args.scheduler,
-        workers=args.workers,
-        partitions=args.partitions,
-        partition_level=args.partition_by or "county",
-        progress=not args.no_progress,
-        plots=not args.no_plots,
+    partitioning = {"partitions": args.partitions, "partition_level": args.partition_by or "county"}
+    result = assess(data, model, args.out, **partitioning, **_cluster_options(args))
+    return _report(
+        args, {"data": described, **summary_json(result, model)}, summary_text(result, model)
     )
+
+
+def _cluster_options(args) -> dict:
+    """Where and how a run computes: the Dask cluster, the progress bar, the figures."""
+    return {
+        "scheduler": args.scheduler,
+        "workers": args.workers,
+        "progress": not args.no_progress,
+        "plots": not args.no_plots,
+    }
+
+
+def _report(args, as_json: dict, as_text: str) -> int:
+    """Print the run: one JSON object with ``--json``, else the text summary."""
     if args.json:
-        json.dump({"data": described, **summary_json(result, model)}, sys.stdout, indent=2)
+        json.dump(as_json, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        print(summary_text(result, model))
+        print(as_text)
     return 0
 
 
@@ -149,18 +157,7 @@ def _reconstruction(args, study, data, described) -> int:
             raise ValueError(f"{flag} does not apply to a reconstruction model (RECONSTRUCTION)")
     if args.budget is not None:
         study = replace(study, budget=get_preset(args.budget).name)
-    result = survey(
-        data,
-        study,
-        args.out,
-        scheduler=args.scheduler,
-        workers=args.workers,
-        progress=not args.no_progress,
-        plots=not args.no_plots,
+    result = survey(data, study, args.out, **_cluster_options(args))
+    return _report(
+        args, {"data": described, **survey_json(result, study)}, summary_text(result, study)
     )
-    if args.json:
-        json.dump({"data": described, **survey_json(result, study)}, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        print(summary_text(result, study))
-    return 0

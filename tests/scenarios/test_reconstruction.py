@@ -296,7 +296,7 @@ def test_the_direct_chain_starts_where_the_releases_allow():
     error = sampled.standard_errors["expected_overlap"] or 1e-12
     assert abs(sampled.expected_overlap - exact.expected_overlap) <= 4 * error
     with pytest.raises(ValueError, match="draws must be an integer >= 1"):
-        persons_chains(case, draws=0)
+        persons_chains(case, draws=0, tune=0, chains=1, random_seed=0)
     with pytest.raises(ValueError, match="sampler must be one of direct, pymc"):
         sampled_posterior(case, sampler="stan")
 

@@ -176,13 +176,7 @@ class PersonsKernel:
 
 
 def persons_chains(
-    case: ReconstructionCase,
-    releases=None,
-    *,
-    draws: int = 2000,
-    tune: int = 500,
-    chains: int = 2,
-    random_seed=None,
+    case: ReconstructionCase, releases=None, *, draws: int, tune: int, chains: int, random_seed
 ) -> np.ndarray:
     """Histograms ``(chains, draws, K)`` from the persons' Gibbs chains, run directly.
 
