@@ -53,6 +53,7 @@ from ..memory import current_budget, within_budget
 from .measures import (
     BLOCK_GROUP_KEY,
     block_group_batch,
+    block_group_by_d,
     multi_level_measures,
     single_block_measures,
 )
@@ -427,6 +428,8 @@ def assess(
             attack: pd.concat(dask_client.gather(fs), ignore_index=True)
             for attack, fs in measure_f.items()
         }
+        if "block_group" in tables:
+            tables["block_group"] = _in_key_order(tables["block_group"], model)
         del measure_f
         timings["measures"] = time.perf_counter() - t
 
@@ -529,14 +532,40 @@ def _submit_measures(client, model, tuples) -> dict[str, list]:
                 for levels in tuples["multi_level"]["levels"]:
                     futures[attack].append(submit(multi_level_measures, model, budget, int(levels)))
             else:
-                keys = tuples["block_group"][list(BLOCK_GROUP_KEY)].to_numpy(np.int64)
-                for first in range(0, len(keys), TUPLES_PER_TASK):
-                    futures[attack].append(
-                        submit(
-                            block_group_batch, model, budget, keys[first : first + TUPLES_PER_TASK]
-                        )
-                    )
+                futures[attack] += _block_group_tasks(submit, model, budget, tuples["block_group"])
     return futures
+
+
+def _block_group_tasks(submit, model, budget, tuples: pd.DataFrame) -> list:
+    """Blocks alone in their block group (d = 0) in batches; every other d in one task.
+
+    Each task's rows are in key order, and the tasks in order of their first
+    key's d, so :func:`_in_key_order` restores the tuples' order.
+    """
+    keys = tuples[list(BLOCK_GROUP_KEY)].to_numpy(np.int64)
+    alone = keys[keys[:, 2] == 0]
+    tasks = [
+        submit(block_group_batch, model, budget, alone[first : first + TUPLES_PER_TASK])
+        for first in range(0, len(alone), TUPLES_PER_TASK)
+    ]
+    for d in np.unique(keys[keys[:, 2] > 0, 2]):
+        tasks.append(submit(block_group_by_d, model, budget, int(d), keys[keys[:, 2] == d, :2]))
+    return tasks
+
+
+def _in_key_order(table: pd.DataFrame, model) -> pd.DataFrame:
+    """Block-group rows by budget, key ``(x2, m, d)`` and prior, in the model's orders."""
+    order = {
+        "budget": table["budget"].map({b: i for i, b in enumerate(model.budgets)}),
+        "prior": table["prior"].map({p: i for i, p in enumerate(model.priors)}),
+    }
+    keys = ["_budget", *BLOCK_GROUP_KEY, "_prior"]
+    ranked = table.assign(_budget=order["budget"], _prior=order["prior"])
+    return (
+        ranked.sort_values(keys, kind="stable")
+        .drop(columns=["_budget", "_prior"])
+        .reset_index(drop=True)
+    )
 
 
 def _collect(client, finished, staging):

@@ -12,7 +12,11 @@ time, so the numbers are those of the single-scenario functions:
     measures do not depend on the known count ``m`` (the truth is ``m + 1``).
 ``block_group`` — :func:`adversary.scenarios.block_group_releases.release_measures`
     for the truth ``(x1, x2) = (m + 1, x2)``, ``known_count = m``, ``d`` other
-    blocks, ρ of the block and of the block group. Key ``(x2, m, d)``. When the
+    blocks, ρ of the block and of the block group. Key ``(x2, m, d)``. Under
+    the improper uniform prior of ``X2`` the measures depend on ``x2 - m`` and
+    ``d`` only, and every truth of one ``d`` comes from one decision map per
+    prior (:func:`adversary.scenarios.block_group_maps.measures_by_truth`,
+    equal to the per-truth sums to rounding): :func:`block_group_by_d`. When the
     block is alone in its block group (``d = 0``), the group's count is the
     block's (``X2 = X1``) and the adversary sees two releases of one count: the
     two-level attack of :mod:`adversary.scenarios.multi_level` with known
@@ -36,12 +40,14 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from ..scenarios import multi_level, single_block
+from ..scenarios.block_group_maps import measures_by_truth
 from ..scenarios.block_group_releases import release_measures
 from .model import LEVELS, PopulationModel
 
 __all__ = [
     "BLOCK_GROUP_KEY",
     "MEASURES",
+    "block_group_by_d",
     "block_group_measures",
     "multi_level_measures",
     "single_block_measures",
@@ -166,3 +172,48 @@ def block_group_batch(model: PopulationModel, budget: str, keys: np.ndarray) -> 
     """:func:`block_group_measures` for each row ``(x2, m, d)`` of ``keys``."""
     frames = [block_group_measures(model, budget, int(a), int(b), int(c)) for a, b, c in keys]
     return pd.concat(frames, ignore_index=True)
+
+
+@_one_blas_thread
+def block_group_by_d(model: PopulationModel, budget: str, d: int, keys: np.ndarray) -> pd.DataFrame:
+    """:func:`block_group_measures` for the rows ``(x2, m)`` of ``keys``, all with ``d > 0``.
+
+    Under the improper uniform prior of ``X2``: one decision map per prior for
+    all of them (module docstring), the rows in the order of ``keys``, priors
+    in the model's order within each. Otherwise one computation per row.
+    """
+    if model.x2_prior.kind != "improper_uniform":
+        full = np.column_stack([keys, np.full(len(keys), d)])
+        return block_group_batch(model, budget, full)
+    rhos = model.rhos(budget)
+    offsets, where = np.unique(keys[:, 0] - keys[:, 1], return_inverse=True)
+    labels, ps = list(model.priors), list(model.priors.values())
+    measured = measures_by_truth(
+        offsets,
+        priors=ps,
+        rho1=rhos["block"],
+        rho2=rhos["block_group"],
+        d=int(d),
+        x2_prior=model.x2_prior,
+        convention=model.convention,
+        sum_noise=model.sum_noise,
+        tail_mass=model.tail_mass,
+        tie_rule=model.tie_rule,
+    )
+    rows = []
+    for (x2, known), column in zip(keys, where, strict=True):
+        for i, label in enumerate(labels):
+            rows.append(
+                {
+                    "budget": budget,
+                    "prior": label,
+                    "cell_block_group": int(x2),
+                    "known_count": int(known),
+                    "other_blocks": int(d),
+                    "marginal_risk": float(measured["marginal_risk"][i, column]),
+                    "correct_decision_probability": float(
+                        measured["correct_decision_probability"][i, column]
+                    ),
+                }
+            )
+    return pd.DataFrame(rows)

@@ -49,7 +49,7 @@ from ..noise.finite_pmf import FinitePmf
 from .block_group import BlockGroupNoise, attack_setting, exact_k2_window
 from .block_group_prior import BlockGroupPrior
 
-__all__ = ["decision_map", "release_grid", "release_measures"]
+__all__ = ["decision_map", "log_sums", "release_grid", "release_measures", "x1_log_ratio"]
 
 
 def _cutoff(mechanism, share: float) -> int:
@@ -164,6 +164,47 @@ def _k2_windows(grid, noise, x2_prior, known, tail_mass):
     return known, max(known + 2, int(np.ceil(centre)) + reach), True
 
 
+def x1_log_ratio(x1_release, noise, known: int) -> np.ndarray:
+    """``log N1(x1* - m - 1) - log N1(x1* - m)``: the single block's evidence for ``X1 = m + 1``.
+
+    ``±inf`` where bounded noise settles ``X1`` (:func:`~adversary.measures.noise.log_ratio`).
+    """
+    if noise.gaussian:
+        return discrete_gaussian.logpmf(
+            x1_release - known - 1, noise.sigma2_block
+        ) - discrete_gaussian.logpmf(x1_release - known, noise.sigma2_block)
+    return log_ratio(
+        noise.block.logpmf(x1_release - known - 1), noise.block.logpmf(x1_release - known)
+    )
+
+
+def log_sums(grid: dict, noise, x2_prior, known: int, tail_mass: float):
+    """The ``k2`` window, grown until its tail is negligible, and ``log S_k1`` (k1 = m, m+1).
+
+    ``log S_k1`` is over the grid's ``(x2*, y1*)`` releases (module docstring).
+    """
+    lo, hi, grow = _k2_windows(grid, noise, x2_prior, known, tail_mass)
+    while True:
+        check_memory(
+            (hi - lo + 1) * (grid["x2_release"].size + grid["y1_release"].size) * 8 * 4,
+            f"the sums over X2 in [{lo:,}, {hi:,}]",
+        )
+        log_s, omitted_ok = [], True
+        for k1 in (known, known + 1):
+            log_sum, edge, inner, total = _log_sum_over_x2(
+                k1, grid["x2_release"], grid["y1_release"], noise, x2_prior, (lo, hi)
+            )
+            if grow:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    ratio = np.where(inner > 0, edge / inner, np.where(edge > 0, np.inf, 0.0))
+                    tail = np.where(ratio < 1, edge * ratio / (1 - ratio), np.inf)
+                omitted_ok &= bool(np.all(tail <= tail_mass * total))
+            log_s.append(log_sum)
+        if omitted_ok:
+            return (lo, hi), log_s
+        hi += hi - lo + 1
+
+
 # Bytes per release a decision map holds at once: 16 float64 grids (with the temporaries
 # of the sums) and two boolean ones.
 _BYTES_PER_RELEASE = 8 * 16 + 2
@@ -258,47 +299,16 @@ class _ReleaseSums:
             n2 * ny * (16 + _BYTES_PER_RELEASE_IN_BLOCKS),
             f"the sums over X2 on {n2:,} x {ny:,} releases (x2*, y1*)",
         )
-        self.window, self.log_s = self._log_sums()
+        self.window, self.log_s = log_sums(
+            self.grid, self.noise, self.x2_prior, self.known, self.tail_mass
+        )
         self.has_c = self.truth[0] == self.known + 1
-
-    def _log_sums(self):
-        """The ``k2`` window, grown until its tail is negligible, and ``log S_k1`` (k1 = m, m+1)."""
-        grid, noise, x2_prior, known = self.grid, self.noise, self.x2_prior, self.known
-        tail_mass = self.tail_mass
-        lo, hi, grow = _k2_windows(grid, noise, x2_prior, known, tail_mass)
-        while True:
-            check_memory(
-                (hi - lo + 1) * (grid["x2_release"].size + grid["y1_release"].size) * 8 * 4,
-                f"the sums over X2 in [{lo:,}, {hi:,}]",
-            )
-            log_s, omitted_ok = [], True
-            for k1 in (known, known + 1):
-                log_sum, edge, inner, total = _log_sum_over_x2(
-                    k1, grid["x2_release"], grid["y1_release"], noise, x2_prior, (lo, hi)
-                )
-                if grow:
-                    with np.errstate(divide="ignore", invalid="ignore"):
-                        ratio = np.where(inner > 0, edge / inner, np.where(edge > 0, np.inf, 0.0))
-                        tail = np.where(ratio < 1, edge * ratio / (1 - ratio), np.inf)
-                    omitted_ok &= bool(np.all(tail <= tail_mass * total))
-                log_s.append(log_sum)
-            if omitted_ok:
-                return (lo, hi), log_s
-            hi += hi - lo + 1
 
     def block(self, rows: slice) -> dict:
         """Probabilities, posteriors and decisions on the releases with ``x1*`` in ``rows``."""
         noise, known, prior, tie_rule = self.noise, self.known, self.prior, self.tie_rule
         x1r = self.grid["x1_release"][rows, None, None]
-        if noise.gaussian:
-            single_block_log_odds = special.logit(prior) + (
-                discrete_gaussian.logpmf(x1r - known - 1, noise.sigma2_block)
-                - discrete_gaussian.logpmf(x1r - known, noise.sigma2_block)
-            )
-        else:
-            single_block_log_odds = special.logit(prior) + log_ratio(
-                noise.block.logpmf(x1r - known - 1), noise.block.logpmf(x1r - known)
-            )
+        single_block_log_odds = special.logit(prior) + x1_log_ratio(x1r, noise, known)
         with np.errstate(invalid="ignore"):
             log_odds = single_block_log_odds + (self.log_s[1] - self.log_s[0])[None, :, :]
         weights = (
