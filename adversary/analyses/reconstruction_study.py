@@ -335,8 +335,8 @@ def summary_by_bin(rows: pd.DataFrame) -> pd.DataFrame:
     baseline. Each with ``_se`` (linearised, stratified, finite-population
     corrected: 0 when a bin is sampled whole) and ``_low``/``_high`` (95 %).
     Also ``blocks`` (sampled), ``in_bin`` (blocks in the bin) and
-    ``persons`` (persons in the sampled blocks). Index ``(convention, scale, bin)``,
-    ``bin`` ending with ``"all"``.
+    ``persons`` (persons in the sampled blocks). Index ``(convention, scale, bin)``
+    in the rows' order of conventions and scales, ``bin`` ending with ``"all"``.
     """
     measures = {
         "overlap_share": ("overlap", "n"),
@@ -345,7 +345,8 @@ def summary_by_bin(rows: pd.DataFrame) -> pd.DataFrame:
         "baseline_p_true_histogram": ("baseline_p_true_histogram", None),
     }
     records = []
-    for (convention, scale), setting in rows.groupby(["convention", "scale"], sort=True):
+    # conventions and scales in the study's order, bins in Table 8-11's
+    for (convention, scale), setting in rows.groupby(["convention", "scale"], sort=False):
         bins = [(str(b), part) for b, part in setting.groupby("bin", observed=True, sort=True)]
         for label, part in [*bins, ("all", setting)]:
             record = {"convention": convention, "scale": scale, "bin": label}
