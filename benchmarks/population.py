@@ -19,6 +19,11 @@ Reported:
 - ``records/s``: input records (persons) over the wall-clock of the whole
   assessment (generation on the workers, counts, measures, join, summary; no
   files written), for each worker count, and the ratio 2 workers / 1 worker;
+- the block-group attack's distinct tuples computed in one process twice:
+  one by one (``block_group_batch``, the engine before truth-independent
+  maps) and with one decision map per ``(budget, d)`` for every truth and
+  prior (``block_group_by_d``, what the engine runs), their ratio and the
+  largest difference of their numbers;
 - the time of the measures phase (each distinct parameter tuple once, on
   1 worker) against computing every assessed record's measures without
   de-duplication: each attack's scenario function called with the record's
@@ -43,9 +48,13 @@ os.environ.setdefault(
 )
 
 import numpy as np
+import pandas as pd
 
 from adversary.population.engine import assess, local_cluster
 from adversary.population.measures import (
+    BLOCK_GROUP_KEY,
+    block_group_batch,
+    block_group_by_d,
     block_group_measures,
     multi_level_measures,
     single_block_measures,
@@ -62,6 +71,37 @@ def _timed_run(n_workers, geography, model, warmup):
         result = assess(geography, model, client=client)
         wall = time.perf_counter() - start
     return result, wall
+
+
+def _block_group_phase(model, parameters) -> dict:
+    """The block-group tuples one by one and by one map per (budget, d), in this process."""
+    rows = parameters[parameters["attack"] == "block_group"]
+    keys = rows[list(BLOCK_GROUP_KEY)].drop_duplicates().to_numpy(np.int64)
+    start = time.perf_counter()
+    one_by_one = pd.concat([block_group_batch(model, b, keys) for b in model.budgets])
+    per_tuple = time.perf_counter() - start
+    start = time.perf_counter()
+    frames = []
+    for budget in model.budgets:
+        if np.any(keys[:, 2] == 0):
+            frames.append(block_group_batch(model, budget, keys[keys[:, 2] == 0]))
+        for d in np.unique(keys[keys[:, 2] > 0, 2]):
+            frames.append(block_group_by_d(model, budget, int(d), keys[keys[:, 2] == d, :2]))
+    by_map = time.perf_counter() - start
+    columns = ["budget", "prior", *BLOCK_GROUP_KEY]
+    joined = one_by_one.merge(pd.concat(frames), on=columns, suffixes=("", "_map"))
+    worst = max(
+        float(np.max(np.abs(joined[m] - joined[f"{m}_map"])))
+        for m in ("marginal_risk", "correct_decision_probability")
+    )
+    return {
+        "tuples": len(keys),
+        "distinct_d": int(np.unique(keys[:, 2]).size),
+        "per_tuple_s": per_tuple,
+        "maps_s": by_map,
+        "ratio_per_tuple_over_maps": per_tuple / by_map,
+        "max_abs_difference": worst,
+    }
 
 
 def _record_measures(model, record) -> dict:
@@ -129,6 +169,9 @@ def main(argv=None) -> int:
     per_record = (time.perf_counter() - start) / len(sample)
     without = per_record * len(records)
     measures_1 = runs[1]["timings"]["measures"]
+    block_group = (
+        _block_group_phase(model, reference.parameters) if "block_group" in model.attacks else None
+    )
 
     out = {
         "config": {
@@ -142,6 +185,7 @@ def main(argv=None) -> int:
         },
         "runs": {str(k): v for k, v in runs.items()},
         "speedup_2_over_1": runs[2]["records_per_s"] / runs[1]["records_per_s"],
+        "block_group_maps": block_group,
         "deduplication": {
             "records_assessed": len(records),
             "distinct_tuples": reference.stats["distinct_tuples"],
@@ -176,6 +220,14 @@ def main(argv=None) -> int:
             f" {t['join_and_write']:>7.1f}"
         )
     print(f"records/s, 2 workers over 1: {out['speedup_2_over_1']:.2f}")
+    if block_group is not None:
+        print(
+            f"block group, {block_group['tuples']:,} distinct tuples ({block_group['distinct_d']}"
+            f" values of d) x {len(model.budgets)} budgets x {len(model.priors)} priors, one"
+            f" process: one by one {block_group['per_tuple_s']:.1f} s, one map per (budget, d)"
+            f" {block_group['maps_s']:.1f} s: {block_group['ratio_per_tuple_over_maps']:.1f}x;"
+            f" largest difference {block_group['max_abs_difference']:.1e}"
+        )
     dedup = out["deduplication"]
     print(
         f"distinct tuples per budget and prior: {dedup['distinct_tuples']};"

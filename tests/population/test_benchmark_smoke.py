@@ -28,3 +28,13 @@ def test_records_without_deduplication_equal_the_assessment(bench, model, refere
             # the assessment takes every block-group truth of one d from one decision map
             # (scenarios.block_group_maps): equal to the per-record sums to rounding
             assert value == pytest.approx(record[column], rel=0, abs=1e-12), column
+
+
+def test_the_block_group_phase_one_by_one_equals_the_maps(bench, model, reference):
+    phase = bench._block_group_phase(model, reference.parameters)
+    assert phase["tuples"] == len(
+        reference.parameters.query("attack == 'block_group'").drop_duplicates(
+            ["cell_block_group", "known_count", "other_blocks"]
+        )
+    )
+    assert phase["max_abs_difference"] <= 1e-12 and phase["per_tuple_s"] > 0 < phase["maps_s"]
