@@ -127,27 +127,30 @@ class _Map:
         used = np.zeros(log_s0.shape, dtype=bool)
         for a, b in zip(self.starts2, self.starts_y, strict=True):
             used[a : a + self.x2_weights.size, b : b + self.y1_weights.size] = True
+        self.plane, self.used = used.shape, np.flatnonzero(used)
         with np.errstate(invalid="ignore"):
-            self.log_s_ratio = np.where(used, log_s1 - log_s0, 0.0)
+            self.log_s_ratio = (log_s1 - log_s0).reshape(-1)[self.used]
         self.x1_evidence = x1_log_ratio(self.grid["x1_release"], self.noise, 0)
 
     def _summed_over_x1(self, p: float) -> tuple[np.ndarray, np.ndarray]:
-        """``C_g(v, y)`` for the posterior of the truth and the decision's credit, prior ``p``."""
-        n1 = self.x1_evidence.size
-        plane = self.log_s_ratio.shape
-        posterior, credit = np.zeros(plane), np.zeros(plane)
-        rows = affordable_rows(8.0 * 4 * math.prod(plane), n1, "the block group's decision map")
+        """``C_g(v, y)`` for the posterior of the truth and the decision's credit, prior ``p``.
+
+        Only on releases some truth weighs (0 elsewhere).
+        """
+        n1, cells = self.x1_evidence.size, self.used.size
+        posterior, credit = np.zeros(cells), np.zeros(cells)
+        rows = affordable_rows(8.0 * 4 * cells, n1, "the block group's decision map")
         for first in range(0, n1, rows):
             mine = slice(first, first + rows)
-            log_odds = (
-                special.logit(p) + self.x1_evidence[mine, None, None] + self.log_s_ratio[None]
-            )
+            log_odds = special.logit(p) + self.x1_evidence[mine, None] + self.log_s_ratio[None]
             if np.any(np.isnan(log_odds)):
                 raise ValueError("x2_prior: some releases are impossible under both values of X1")
             weights = self.x1_weights[mine]
-            posterior += np.tensordot(weights, special.expit(log_odds), axes=1)
-            credit += np.tensordot(weights, binary_credit(log_odds, True, self.tie_rule), axes=1)
-        return posterior, credit
+            posterior += weights @ special.expit(log_odds)
+            credit += weights @ binary_credit(log_odds, True, self.tie_rule)
+        planes = np.zeros((2, math.prod(self.plane)))
+        planes[0, self.used], planes[1, self.used] = posterior, credit
+        return planes[0].reshape(self.plane), planes[1].reshape(self.plane)
 
     def measures(self, priors: np.ndarray) -> dict:
         """Each prior's measures for each truth: ``N2(· - t)ᵀ C_g Ny(· - t + 1)``."""
