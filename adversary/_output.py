@@ -83,3 +83,13 @@ def write_figures(figures: dict, folder, dpi: int) -> list[Path]:
     for path, figure in zip(paths, figures.values(), strict=True):
         figure.savefig(path, dpi=dpi)
     return paths
+
+
+def package_version() -> str:
+    """The installed package's version (``"unknown"`` when run from an uninstalled tree)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("adversary")
+    except PackageNotFoundError:
+        return "unknown"

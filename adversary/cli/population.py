@@ -32,13 +32,15 @@ and the exact-block rate, standard errors and 95 % intervals, the prior
 alone beside them), ``summary.json`` and ``plots/``. ``--partitions`` and
 ``--partition-by`` do not apply.
 
-``--json`` prints one object with keys ``model`` (the population model,
-with ρ per budget and level), ``data``, ``stats`` (persons, assessed
-persons and records, distinct tuples per attack, partitions, workers),
-``timings`` (seconds per phase), ``summary`` (the rows of ``summary.csv``:
-``attack``, ``budget``, ``budget_scale``, ``prior``, ``prior_value``,
-``measure``, ``threshold``, ``block_size_bin`` (or ``"all"``),
-``persons_above``, ``persons_assessed``, ``persons``) and ``files``.
+``--json`` prints one object with keys ``version`` (the package's), ``data``
+(what was assessed: the synthetic persons, states and seed, or the table's
+path), ``model`` (the population model, with ρ per budget and level),
+``stats`` (persons, assessed persons and records, distinct tuples per attack,
+partitions, workers), ``timings`` (seconds per phase), ``summary`` (the rows
+of ``summary.csv``: ``attack``, ``budget``, ``budget_scale``, ``prior``,
+``prior_value``, ``measure``, ``threshold``, ``block_size_bin`` (or
+``"all"``), ``persons_above``, ``persons_assessed``, ``persons``) and
+``files``; ``summary.json`` holds the same.
 """
 
 from __future__ import annotations
@@ -118,9 +120,7 @@ def run(args) -> int:
         return _reconstruction(args, study, data, described)
     partitioning = {"partitions": args.partitions, "partition_level": args.partition_by or "county"}
     result = assess(data, model, args.out, **partitioning, **_cluster_options(args))
-    return _report(
-        args, {"data": described, **summary_json(result, model)}, summary_text(result, model)
-    )
+    return _report(args, summary_json(result, model), summary_text(result, model))
 
 
 def _cluster_options(args) -> dict:

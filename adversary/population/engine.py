@@ -336,7 +336,8 @@ class PopulationResult:
     county (counties with someone above only); ``parameters``: every
     distinct parameter tuple with its measures and the persons who have it;
     ``stats``: sizes and counts of the run; ``timings``: seconds per phase;
-    ``files``: paths written.
+    ``files``: paths written; ``data``: what was assessed, to run it again (the
+    synthetic population's persons, states and seed, or the table's path).
     """
 
     summary: pd.DataFrame
@@ -346,6 +347,7 @@ class PopulationResult:
     timings: dict
     records: pd.DataFrame | None = None
     files: dict = field(default_factory=dict)
+    data: dict = field(default_factory=dict)
 
 
 def assess(
@@ -474,10 +476,21 @@ def assess(
                 stats=stats,
                 timings=timings,
                 records=None if staging is not None else records,
+                data=_described(data),
             )
             if staging is not None:
                 result.files = _write(staging, out, result, model, plots)
     return result
+
+
+def _described(data) -> dict:
+    """What was assessed, in JSON: enough to run it again."""
+    if isinstance(data, Geography):
+        states = int(data.blocks["state"].nunique())
+        return {"synthetic": data.persons, "states": states, "seed": data.seed}
+    if isinstance(data, pd.DataFrame):
+        return {"table": "DataFrame", "rows": len(data)}
+    return {"path": str(data)}
 
 
 def _source(data, model):

@@ -24,7 +24,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 
-from .._output import write_figures
+from .._output import package_version, write_figures
 from .model import PopulationModel
 from .synthetic import BLOCK_SIZE_BINS
 
@@ -136,6 +136,8 @@ def save_plots(summary: pd.DataFrame, model: PopulationModel, folder) -> list[Pa
 def summary_json(result, model: PopulationModel, files: dict | None = None) -> dict:
     """The run as one JSON-ready object (see ``adversary population --help``)."""
     return {
+        "version": package_version(),
+        "data": result.data,
         "model": model.describe(),
         "stats": result.stats,
         "timings": {k: round(v, 3) for k, v in result.timings.items()},

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import json
 import math
-from importlib.metadata import PackageNotFoundError, version
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from .._output import package_version
 from ..analyses.reconstruction_study import JASON_2010_EXACT_SHARE, ReconstructionStudy
 from .synthetic import BLOCK_SIZE_BINS
 
@@ -105,19 +105,12 @@ def summary_text(survey, study: ReconstructionStudy) -> str:
     return "\n".join(lines)
 
 
-def _version() -> str:
-    try:
-        return version("adversary")
-    except PackageNotFoundError:  # run from a source tree without installing
-        return "unknown"
-
-
 def survey_json(survey, study: ReconstructionStudy) -> dict:
     """The survey as one JSON-ready object (``inf`` scales written as ``"inf"``)."""
     summary = survey.summary.reset_index()
     summary["scale"] = [s if math.isfinite(s) else "inf" for s in summary["scale"]]
     return {
-        "version": _version(),
+        "version": package_version(),
         "study": study.describe(),
         "stats": survey.stats,
         "timings": {k: round(v, 3) for k, v in survey.timings.items()},

@@ -1,11 +1,13 @@
 """The Dask engine: results independent of partitions and workers, and equal to the scenarios."""
 
+import json
 from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 import pytest
 
+import adversary
 from adversary.population.engine import assess
 from adversary.population.model import LEVELS
 from adversary.population.partition import CELL_COLUMNS, measure_column
@@ -212,6 +214,11 @@ def test_writes_every_output_file(population, model, client_two, tmp_path):
     records = pd.read_parquet(out / "records.parquet")
     assert len(records) == result.stats["records_assessed"]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.partial")]
+    # enough in summary.json to run it again: the version, what was assessed, the model
+    written = json.loads((out / "summary.json").read_text())
+    assert written["version"] == adversary.__version__
+    assert written["data"] == {"table": "DataFrame", "rows": len(population)}
+    assert written["model"]["preset"] == model.preset and set(written["timings"]) >= {"total"}
     # A second run without plots replaces the files and removes the first run's plots.
     (out / "notes.txt").write_text("the user's")
     assess(population, model, out, client=client_two, partitions=2, plots=False)
