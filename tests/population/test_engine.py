@@ -230,3 +230,23 @@ def test_an_unusable_out_is_refused_before_any_work(population, model, tmp_path)
     with pytest.raises(ValueError, match=r"^out: .*afile exists and is not a folder$"):
         assess(population, model, tmp_path / "afile", client=object())  # no client is used
     assert (tmp_path / "afile").read_text() == "kept"
+
+
+def test_each_state_assessed_alone_gives_its_records_of_the_several_state_run(
+    population, model, client_two, reference
+):
+    # The fixture holds three states; each alone has the same records and measures (the
+    # block-group maps then cover other truths, so those agree to rounding: 1e-12).
+    measures = [c for c in reference.records.columns if c.count(":") == 3]
+    for state in sorted(population["state"].unique()):
+        alone = assess(population[population["state"] == state], model, client=client_two)
+        mine = reference.records[reference.records["state"] == state].reset_index(drop=True)
+        theirs = alone.records.reset_index(drop=True)
+        pd.testing.assert_frame_equal(
+            theirs.drop(columns=measures), mine.drop(columns=measures), check_exact=True
+        )
+        np.testing.assert_allclose(theirs[measures], mine[measures], rtol=0, atol=1e-12)
+        counties = reference.by_county[reference.by_county["county"].isin(theirs["county"])]
+        pd.testing.assert_frame_equal(
+            alone.by_county.reset_index(drop=True), counties.reset_index(drop=True)
+        )
