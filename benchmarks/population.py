@@ -16,6 +16,8 @@ the workers have imported the package; cluster start-up is not timed.
 
 Reported:
 
+- the peak resident memory of each worker (over its warm-up and timed run)
+  and of the client process;
 - ``records/s``: input records (persons) over the wall-clock of the whole
   assessment (generation on the workers, counts, measures, join, summary; no
   files written), for each worker count, and the ratio 2 workers / 1 worker;
@@ -64,13 +66,21 @@ from adversary.population.partition import measure_column
 from adversary.population.synthetic import synthetic_geography
 
 
+def _peak_rss_mb() -> float:
+    """This process's peak resident set size, in MB (Linux reports KiB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _timed_run(n_workers, geography, model, warmup):
     with local_cluster(n_workers) as client:
         assess(warmup, model, client=client)
         start = time.perf_counter()
         result = assess(geography, model, client=client)
         wall = time.perf_counter() - start
-    return result, wall
+        workers_mb = sorted(client.run(_peak_rss_mb).values())
+    return result, wall, {"workers_mb": workers_mb, "client_mb": _peak_rss_mb()}
 
 
 def _block_group_phase(model, parameters) -> dict:
@@ -145,9 +155,10 @@ def main(argv=None) -> int:
 
     runs = {}
     for n_workers in (1, 2):
-        result, wall = _timed_run(n_workers, geography, model, warmup)
+        result, wall, memory = _timed_run(n_workers, geography, model, warmup)
         runs[n_workers] = {
             "wall_s": wall,
+            "peak_memory": memory,
             "records_per_s": args.persons / wall,
             "assessed_per_s": result.stats["records_assessed"] / wall,
             "timings": result.timings,
@@ -220,6 +231,13 @@ def main(argv=None) -> int:
             f" {t['join_and_write']:>7.1f}"
         )
     print(f"records/s, 2 workers over 1: {out['speedup_2_over_1']:.2f}")
+    for k, run in runs.items():
+        memory = run["peak_memory"]
+        workers = ", ".join(f"{mb:,.0f}" for mb in memory["workers_mb"])
+        print(
+            f"peak RSS, {k} worker(s): workers {workers} MB; client {memory['client_mb']:,.0f} MB"
+            " (the client's peak is over the whole benchmark so far)"
+        )
     if block_group is not None:
         print(
             f"block group, {block_group['tuples']:,} distinct tuples ({block_group['distinct_d']}"
