@@ -302,24 +302,45 @@ def _client(client, scheduler, n_workers, local_directory):
             yield started
 
 
-def _wait(futures, label: str, progress: bool) -> None:
-    from distributed import progress as progress_bar
-    from distributed import wait
+def _wait(futures, label: str, progress: bool, sizes=None, unit: str = "tasks") -> None:
+    """Wait for ``futures``; with ``progress``, report on stderr what is done, in ``unit``.
+
+    ``sizes``: how many ``unit`` (records, tuples) each future covers (default 1
+    each). On a terminal a bar counts them with the time elapsed and an
+    estimate of the time remaining; otherwise one line with the totals and,
+    at the end, the seconds taken.
+    """
+    from distributed import as_completed, wait
 
     if not progress or not futures:
         wait(futures)
         return
+    sizes = [1] * len(futures) if sizes is None else [int(n) for n in sizes]
+    total = sum(sizes)
+    what = f"{label} ({total:,} {unit}, {len(futures)} tasks)"
     start = time.perf_counter()
-    if sys.stderr.isatty():  # Dask's text bar redraws one line with carriage returns
-        print(f"{label} ({len(futures)} tasks):", file=sys.stderr, flush=True)
-        with contextlib.redirect_stdout(sys.stderr):
-            progress_bar(futures)
-        print(file=sys.stderr, flush=True)
-    else:
-        print(f"{label} ({len(futures)} tasks) ...", end="", file=sys.stderr, flush=True)
-    wait(futures)
     if not sys.stderr.isatty():
+        print(f"{what} ...", end="", file=sys.stderr, flush=True)
+        wait(futures)
         print(f" {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    size_of = {future.key: n for future, n in zip(futures, sizes, strict=True)}
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    columns += (TextColumn(unit), TimeElapsedColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True)) as bar:
+        task = bar.add_task(label, total=total)
+        for future in as_completed(futures):
+            bar.advance(task, size_of[future.key])
 
 
 # --- the run ------------------------------------------------------------------------------
@@ -403,13 +424,14 @@ def assess(
         upper_levels = [lv for lv in LEVELS if LEVELS.index(lv) > LEVELS.index(partition_level)]
         chars = list(model.characteristics)
         upper_f = dask_client.map(_upper_counts, parts, characteristics=chars, levels=upper_levels)
-        _wait(upper_f, "counting cells", progress)
+        persons = assignment.groupby("partition", sort=True)["persons"].sum().to_numpy()
+        _wait(upper_f, "counting cells", progress, persons, "records")
         upper = _sum_upper(dask_client.gather(upper_f), chars, upper_levels)
         del upper_f
         [upper_shared] = dask_client.scatter([upper], broadcast=True)
         prepared = dask_client.map(_prepare, parts, model=model, upper=upper_shared)
         tuples_f = dask_client.map(_tuples, prepared)
-        _wait(tuples_f, "finding small cells", progress)
+        _wait(tuples_f, "finding small cells", progress, persons, "records")
         counted = dask_client.gather(tuples_f)
         del parts, tuples_f
         timings["counts"] = time.perf_counter() - t
@@ -425,10 +447,17 @@ def assess(
             .sum()
         )
         measure_f = _submit_measures(dask_client, model, tuples)
-        _wait([f for fs in measure_f.values() for f in fs], "computing distinct tuples", progress)
+        measure_tasks = [task for tasks in measure_f.values() for task in tasks]
+        _wait(
+            [future for future, _ in measure_tasks],
+            "computing distinct tuples",
+            progress,
+            [size for _, size in measure_tasks],
+            "tuples",
+        )
         tables = {
-            attack: pd.concat(dask_client.gather(fs), ignore_index=True)
-            for attack, fs in measure_f.items()
+            attack: pd.concat(dask_client.gather([f for f, _ in tasks]), ignore_index=True)
+            for attack, tasks in measure_f.items()
         }
         if "block_group" in tables:
             tables["block_group"] = _in_key_order(tables["block_group"], model)
@@ -439,7 +468,7 @@ def assess(
         [tables_shared] = dask_client.scatter([tables], broadcast=True)
         finished = dask_client.map(_finish, prepared, model=model, tables=tables_shared)
         del prepared
-        _wait(finished, "joining and summarising", progress)
+        _wait(finished, "joining and summarising", progress, persons, "records")
         with nullcontext() if out is None else staged(out, "out", ("plots",)) as staging:
             records, by_bin, by_county = _collect(dask_client, finished, staging)
             del finished
@@ -526,7 +555,8 @@ def _merge_tuples(frames, name):
 
 
 def _submit_measures(client, model, tuples) -> dict[str, list]:
-    """One task per budget (single block), per budget and ℓ, per budget and 16 tuples.
+    """``(future, tuples it computes)`` per task: per budget (single block), per budget and ℓ,
+    per budget and d (block group; blocks alone in their block group by 16).
 
     Each task computes under the caller's memory budget, wherever it runs.
     """
@@ -540,10 +570,11 @@ def _submit_measures(client, model, tuples) -> dict[str, list]:
         futures[attack] = []
         for budget in model.budgets:
             if attack == "single_block":
-                futures[attack].append(submit(single_block_measures, model, budget))
+                futures[attack].append((submit(single_block_measures, model, budget), 1))
             elif attack == "multi_level":
                 for levels in tuples["multi_level"]["levels"]:
-                    futures[attack].append(submit(multi_level_measures, model, budget, int(levels)))
+                    task = submit(multi_level_measures, model, budget, int(levels))
+                    futures[attack].append((task, 1))
             else:
                 futures[attack] += _block_group_tasks(submit, model, budget, tuples["block_group"])
     return futures
@@ -552,17 +583,20 @@ def _submit_measures(client, model, tuples) -> dict[str, list]:
 def _block_group_tasks(submit, model, budget, tuples: pd.DataFrame) -> list:
     """Blocks alone in their block group (d = 0) in batches; every other d in one task.
 
+    ``(future, tuples)`` per task.
+
     Each task's rows are in key order, and the tasks in order of their first
     key's d, so :func:`_in_key_order` restores the tuples' order.
     """
     keys = tuples[list(BLOCK_GROUP_KEY)].to_numpy(np.int64)
     alone = keys[keys[:, 2] == 0]
-    tasks = [
-        submit(block_group_batch, model, budget, alone[first : first + TUPLES_PER_TASK])
-        for first in range(0, len(alone), TUPLES_PER_TASK)
-    ]
+    tasks = []
+    for first in range(0, len(alone), TUPLES_PER_TASK):
+        batch = alone[first : first + TUPLES_PER_TASK]
+        tasks.append((submit(block_group_batch, model, budget, batch), len(batch)))
     for d in np.unique(keys[keys[:, 2] > 0, 2]):
-        tasks.append(submit(block_group_by_d, model, budget, int(d), keys[keys[:, 2] == d, :2]))
+        mine = keys[keys[:, 2] == d, :2]
+        tasks.append((submit(block_group_by_d, model, budget, int(d), mine), len(mine)))
     return tasks
 
 

@@ -135,7 +135,7 @@ def survey(
                 sample["county"], sample.drop(columns="county").to_dict("records"), strict=True
             )
         ]
-        _wait(futures, "reconstructing sampled blocks", progress)
+        _wait(futures, "reconstructing sampled blocks", progress, sample["n"], "persons")
         rows = study_frame([row for future in futures for row in future.result()])
         timings["reconstruction"] = time.perf_counter() - t
     summary = summary_by_bin(rows)

@@ -1,6 +1,8 @@
 """The Dask engine: results independent of partitions and workers, and equal to the scenarios."""
 
 import json
+import re
+import sys
 from dataclasses import replace
 
 import numpy as np
@@ -250,3 +252,21 @@ def test_each_state_assessed_alone_gives_its_records_of_the_several_state_run(
         pd.testing.assert_frame_equal(
             alone.by_county.reset_index(drop=True), counties.reset_index(drop=True)
         )
+
+
+@pytest.mark.parametrize("terminal", [False, True], ids=["log", "terminal"])
+def test_progress_counts_records_and_tuples(
+    population, model, client_two, capsys, monkeypatch, terminal
+):
+    # On a terminal a bar per phase with an estimate of the time left; in a log, one line each.
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: terminal)
+    result = assess(population, model, client=client_two, partitions=3, progress=True)
+    err = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", capsys.readouterr().err)  # no colours
+    persons, parts = len(population), result.stats["partitions"]
+    tuples = sum(result.stats["distinct_tuples"].values()) * len(model.budgets)
+    if terminal:
+        assert f"{persons}/{persons} records" in err and f"{tuples}/{tuples} tuples" in err
+        assert err.count("0:00:00") >= 8  # each bar: time elapsed and time remaining
+    else:
+        assert f"counting cells ({persons:,} records, {parts} tasks) ..." in err
+        assert f"computing distinct tuples ({tuples:,} tuples, " in err
