@@ -75,6 +75,8 @@ PARTITION_LEVELS = ("county", "tract")
 PERSONS_PER_PARTITION = 250_000
 #: Block-group parameter tuples per measure task.
 TUPLES_PER_TASK = 16
+#: Joins submitted ahead of the client's writing, per worker.
+JOIN_WINDOW_PER_WORKER = 2
 #: Seconds to wait for an existing Dask scheduler (``scheduler``) to answer.
 SCHEDULER_TIMEOUT = 10
 
@@ -83,7 +85,9 @@ SCHEDULER_TIMEOUT = 10
 
 
 class _TableSource:
-    """A validated table held by the client; partitions are scattered."""
+    """A validated table held by the client; partitions are scattered and kept on the workers."""
+
+    regenerated = False
 
     def __init__(self, frame: pd.DataFrame):
         self.frame = frame
@@ -111,7 +115,14 @@ class _TableSource:
 
 
 class _SyntheticSource:
-    """A synthetic geography; each partition's persons are generated on a worker."""
+    """A synthetic geography; each partition's persons are generated on a worker.
+
+    ``regenerated``: a partition's persons are generated afresh in each phase
+    that needs them (counts, small cells, join) and never kept, so a worker
+    holds only the partitions it is working on.
+    """
+
+    regenerated = True
 
     def __init__(self, geography: Geography, characteristics):
         self.geography = geography
@@ -132,7 +143,8 @@ class _SyntheticSource:
             .reset_index()
         )
 
-    def futures(self, client, level: str, assignment: pd.DataFrame) -> list:
+    def recipes(self, level: str, assignment: pd.DataFrame) -> list[tuple]:
+        """The arguments of :func:`_synthetic_partition` for each partition, in order."""
         every = self.geography.blocks
         blocks = every.merge(assignment[[level, "partition"]], on=level)
         first = self.geography.counties().set_index("county_index")["first_record"]
@@ -142,14 +154,12 @@ class _SyntheticSource:
             # Whole counties are generated (a county's persons do not depend on how it is
             # partitioned); with tracts, the partition keeps its own.
             out.append(
-                client.submit(
-                    _synthetic_partition,
+                (
                     every[every["county_index"].isin(counties)],
                     first.reindex(counties).to_dict(),
                     self.geography.seed,
                     self.characteristics,
                     None if level == "county" else np.unique(part["tract"]),
-                    pure=False,
                 )
             )
         return out
@@ -183,6 +193,57 @@ def _synthetic_partition(blocks, first_records, seed, characteristics, tracts):
     return frame[[*GEOGRAPHY, *characteristics, COUNT, RECORD_ID]]
 
 
+class _Phases:
+    """The per-partition tasks of each phase, for a table's scattered partitions or synthetic ones.
+
+    A table's partitions and their prepared records stay on the workers from
+    the counts to the join. A synthetic partition is generated afresh in each
+    phase and its prepared records are never kept.
+    """
+
+    def __init__(self, client, source, level, assignment, model):
+        self.client, self.model, self.regenerated = client, model, source.regenerated
+        if self.regenerated:
+            recipes = source.recipes(level, assignment)
+            # each partition's blocks sent to the workers once, not with every phase's tasks
+            blocks = client.scatter([recipe[0] for recipe in recipes])
+            self.recipes = [(b, *recipe[1:]) for b, recipe in zip(blocks, recipes, strict=True)]
+        else:
+            self.parts = source.futures(client, level, assignment)
+
+    def upper(self, characteristics, levels) -> list:
+        if self.regenerated:
+            return self.client.map(
+                _generated_upper,
+                self.recipes,
+                characteristics=characteristics,
+                levels=levels,
+                pure=False,
+            )
+        return self.client.map(
+            _upper_counts, self.parts, characteristics=characteristics, levels=levels
+        )
+
+    def tuples(self, upper) -> list:
+        if self.regenerated:
+            return self.client.map(
+                _generated_tuples, self.recipes, model=self.model, upper=upper, pure=False
+            )
+        self.prepared = self.client.map(_prepare, self.parts, model=self.model, upper=upper)
+        del self.parts
+        return self.client.map(_tuples, self.prepared)
+
+    def finish(self, upper, tables):
+        """A function submitting partition ``i``'s join (submitted as the client needs it)."""
+        if self.regenerated:
+            return lambda i: self.client.submit(
+                _generated_finish, self.recipes[i], self.model, upper, tables, pure=False
+            )
+        return lambda i: self.client.submit(
+            _finish, self.prepared[i], model=self.model, tables=tables, pure=False
+        )
+
+
 # --- partitions ---------------------------------------------------------------------------
 
 
@@ -212,7 +273,20 @@ def _tuples(prepared):
 
 def _finish(prepared, model, tables):
     records, by_bin, by_county = finish(prepared["records"], model, tables)
-    return {"records": records, "by_bin": by_bin, "by_county": by_county}
+    persons = int(prepared["bins"]["persons"].sum())
+    return {"records": records, "by_bin": by_bin, "by_county": by_county, "persons": persons}
+
+
+def _generated_upper(recipe, characteristics, levels):
+    return _upper_counts(_synthetic_partition(*recipe), characteristics, levels)
+
+
+def _generated_tuples(recipe, model, upper):
+    return _tuples(_prepare(_synthetic_partition(*recipe), model, upper))
+
+
+def _generated_finish(recipe, model, upper, tables):
+    return _finish(_prepare(_synthetic_partition(*recipe), model, upper), model, tables)
 
 
 # --- cluster ------------------------------------------------------------------------------
@@ -302,45 +376,63 @@ def _client(client, scheduler, n_workers, local_directory):
             yield started
 
 
-def _wait(futures, label: str, progress: bool, sizes=None, unit: str = "tasks") -> None:
-    """Wait for ``futures``; with ``progress``, report on stderr what is done, in ``unit``.
+class _Progress:
+    """What a phase has done, on stderr: a bar on a terminal, one line in a log.
 
-    ``sizes``: how many ``unit`` (records, tuples) each future covers (default 1
-    each). On a terminal a bar counts them with the time elapsed and an
-    estimate of the time remaining; otherwise one line with the totals and,
-    at the end, the seconds taken.
+    ``total`` ``unit`` (records, tuples) over ``tasks`` tasks. On a terminal the
+    bar shows the time elapsed and an estimate of the time remaining; in a log
+    the line gives the totals and, at the end, the seconds taken.
     """
-    from distributed import as_completed, wait
 
-    if not progress or not futures:
-        wait(futures)
-        return
+    def __init__(self, label: str, enabled: bool, total: int, unit: str, tasks: int):
+        self.label, self.enabled, self.total, self.unit = label, enabled, total, unit
+        self.what = f"{label} ({total:,} {unit}, {tasks} tasks)"
+        self.bar = self.task = None
+
+    def __enter__(self):
+        self.start = time.perf_counter()
+        if not self.enabled:
+            return self
+        if not sys.stderr.isatty():
+            print(f"{self.what} ...", end="", file=sys.stderr, flush=True)
+            return self
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+        columns += (TextColumn(self.unit), TimeElapsedColumn(), TimeRemainingColumn())
+        self.bar = Progress(*columns, console=Console(stderr=True))
+        self.bar.start()
+        self.task = self.bar.add_task(self.label, total=self.total)
+        return self
+
+    def advance(self, done: int) -> None:
+        if self.bar is not None:
+            self.bar.advance(self.task, done)
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+        elif self.enabled and exc[0] is None:
+            print(f" {time.perf_counter() - self.start:.1f} s", file=sys.stderr, flush=True)
+
+
+def _wait(futures, label: str, progress: bool, sizes=None, unit: str = "tasks") -> None:
+    """Wait for ``futures``, each covering ``sizes`` ``unit`` (default 1 task each)."""
+    from distributed import as_completed
+
     sizes = [1] * len(futures) if sizes is None else [int(n) for n in sizes]
-    total = sum(sizes)
-    what = f"{label} ({total:,} {unit}, {len(futures)} tasks)"
-    start = time.perf_counter()
-    if not sys.stderr.isatty():
-        print(f"{what} ...", end="", file=sys.stderr, flush=True)
-        wait(futures)
-        print(f" {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
-        return
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
     size_of = {future.key: n for future, n in zip(futures, sizes, strict=True)}
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
-    columns += (TextColumn(unit), TimeElapsedColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=Console(stderr=True)) as bar:
-        task = bar.add_task(label, total=total)
+    with _Progress(label, progress and bool(futures), sum(sizes), unit, len(futures)) as bar:
         for future in as_completed(futures):
-            bar.advance(task, size_of[future.key])
+            bar.advance(size_of[future.key])
 
 
 # --- the run ------------------------------------------------------------------------------
@@ -420,20 +512,19 @@ def assess(
         n_partitions = int(assignment["partition"].max()) + 1
 
         t = time.perf_counter()
-        parts = source.futures(dask_client, partition_level, assignment)
         upper_levels = [lv for lv in LEVELS if LEVELS.index(lv) > LEVELS.index(partition_level)]
         chars = list(model.characteristics)
-        upper_f = dask_client.map(_upper_counts, parts, characteristics=chars, levels=upper_levels)
         persons = assignment.groupby("partition", sort=True)["persons"].sum().to_numpy()
+        phases = _Phases(dask_client, source, partition_level, assignment, model)
+        upper_f = phases.upper(chars, upper_levels)
         _wait(upper_f, "counting cells", progress, persons, "records")
         upper = _sum_upper(dask_client.gather(upper_f), chars, upper_levels)
         del upper_f
         [upper_shared] = dask_client.scatter([upper], broadcast=True)
-        prepared = dask_client.map(_prepare, parts, model=model, upper=upper_shared)
-        tuples_f = dask_client.map(_tuples, prepared)
+        tuples_f = phases.tuples(upper_shared)
         _wait(tuples_f, "finding small cells", progress, persons, "records")
         counted = dask_client.gather(tuples_f)
-        del parts, tuples_f
+        del tuples_f
         timings["counts"] = time.perf_counter() - t
 
         t = time.perf_counter()
@@ -466,12 +557,17 @@ def assess(
 
         t = time.perf_counter()
         [tables_shared] = dask_client.scatter([tables], broadcast=True)
-        finished = dask_client.map(_finish, prepared, model=model, tables=tables_shared)
-        del prepared
-        _wait(finished, "joining and summarising", progress, persons, "records")
-        with nullcontext() if out is None else staged(out, "out", ("plots",)) as staging:
-            records, by_bin, by_county = _collect(dask_client, finished, staging)
-            del finished
+        finishing = phases.finish(upper_shared, tables_shared)
+        joining = _Progress(
+            "joining and summarising", progress, int(persons.sum()), "records", n_partitions
+        )
+        with (
+            nullcontext() if out is None else staged(out, "out", ("plots",)) as staging,
+            joining as bar,
+        ):
+            window = JOIN_WINDOW_PER_WORKER * n_workers
+            records, by_bin, by_county = _collect(finishing, n_partitions, window, staging, bar)
+            del phases, finishing
             timings["join_and_write"] = time.perf_counter() - t
             summary = _summary(by_bin, bins, model)
             by_county = (
@@ -615,17 +711,26 @@ def _in_key_order(table: pd.DataFrame, model) -> pd.DataFrame:
     )
 
 
-def _collect(client, finished, staging):
-    """Gather each partition in order; write its records (or keep them); collect summaries."""
+def _collect(submit, n_partitions: int, window: int, staging, bar):
+    """Each partition's join in order: write its records (or keep them); collect summaries.
+
+    At most ``window`` joins are submitted ahead of the one collected, so the
+    workers hold a few partitions' finished records, not all of them.
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     writer, schema, kept, n_records = None, None, [], 0
     by_bin, by_county = [], []
+    pending = {}
     try:
-        for future in finished:
+        for i in range(n_partitions):
+            for ahead in range(len(pending) + i, min(n_partitions, i + window)):
+                pending[ahead] = submit(ahead)
+            future = pending.pop(i)
             part = future.result()
             future.release()
+            bar.advance(int(part["persons"]))
             by_bin.append(part["by_bin"])
             by_county.append(part["by_county"])
             records = part["records"]
@@ -639,6 +744,8 @@ def _collect(client, finished, staging):
                 writer = pq.ParquetWriter(staging / "records.parquet", schema)
             writer.write_table(table)
     finally:
+        for future in pending.values():
+            future.cancel()
         if writer is not None:
             writer.close()
     by_bin = pd.concat(by_bin, ignore_index=True)
