@@ -13,7 +13,7 @@ import adversary
 from adversary.population.engine import assess
 from adversary.population.model import LEVELS
 from adversary.population.partition import CELL_COLUMNS, measure_column
-from adversary.population.synthetic import synthetic_geography
+from adversary.population.synthetic import synthetic_geography, synthetic_population
 from adversary.scenarios.block_group_case import BlockGroupCase
 from adversary.scenarios.multi_level import MultiLevelCase
 from adversary.scenarios.single_block import SingleBlockCase
@@ -234,21 +234,24 @@ def test_an_unusable_out_is_refused_before_any_work(population, model, tmp_path)
     assert (tmp_path / "afile").read_text() == "kept"
 
 
-def test_each_state_assessed_alone_gives_its_records_of_the_several_state_run(
-    population, model, client_two, reference
-):
-    # The fixture holds three states; each alone has the same records and measures (the
-    # block-group maps then cover other truths, so those agree to rounding: 1e-12).
-    measures = [c for c in reference.records.columns if c.count(":") == 3]
-    for state in sorted(population["state"].unique()):
-        alone = assess(population[population["state"] == state], model, client=client_two)
-        mine = reference.records[reference.records["state"] == state].reset_index(drop=True)
+def test_four_states_in_one_call_equal_each_state_assessed_alone(model, client_two):
+    # Four synthetic states generated on the workers in one run; each state's persons
+    # alone give the same records and county summaries (measures to 1e-12: the other
+    # states' truths share its block-group maps).
+    geography = synthetic_geography(24_000, states=4, seed=8)
+    together = assess(geography, model, client=client_two)
+    persons = synthetic_population(24_000, states=4, seed=8)
+    measures = [c for c in together.records.columns if c.count(":") == 3]
+    assert persons["state"].nunique() == 4
+    for state in sorted(persons["state"].unique()):
+        alone = assess(persons[persons["state"] == state], model, client=client_two)
+        mine = together.records[together.records["state"] == state].reset_index(drop=True)
         theirs = alone.records.reset_index(drop=True)
         pd.testing.assert_frame_equal(
             theirs.drop(columns=measures), mine.drop(columns=measures), check_exact=True
         )
         np.testing.assert_allclose(theirs[measures], mine[measures], rtol=0, atol=1e-12)
-        counties = reference.by_county[reference.by_county["county"].isin(theirs["county"])]
+        counties = together.by_county[together.by_county["county"].isin(theirs["county"])]
         pd.testing.assert_frame_equal(
             alone.by_county.reset_index(drop=True), counties.reset_index(drop=True)
         )
