@@ -93,3 +93,21 @@ def package_version() -> str:
         return version("adversary")
     except PackageNotFoundError:
         return "unknown"
+
+
+def progress_bar(unit: str = ""):
+    """A rich progress bar on stderr: description, bar, done/total ``unit``, elapsed, remaining."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn()]
+    columns += [TextColumn(unit)] if unit else []
+    columns += [TimeElapsedColumn(), TimeRemainingColumn()]
+    return Progress(*columns, console=Console(stderr=True))

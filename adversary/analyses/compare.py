@@ -28,6 +28,7 @@ import pandas as pd
 import xarray as xr
 from xarray import DataTree
 
+from .._output import progress_bar
 from .._validation import as_probability
 from ..inference import (
     enumerate_posterior,
@@ -200,24 +201,7 @@ class _LazyProgress:
             self._start()
 
     def _start(self) -> None:
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        self.bar = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-        )
+        self.bar = progress_bar()
         self.task = self.bar.add_task(self.description, total=self.total, completed=self.done)
         self.bar.start()
 

@@ -48,7 +48,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._output import checked_folder, staged
+from .._output import checked_folder, progress_bar, staged
 from ..memory import current_budget, within_budget
 from .measures import (
     BLOCK_GROUP_KEY,
@@ -396,19 +396,7 @@ class _Progress:
         if not sys.stderr.isatty():
             print(f"{self.what} ...", end="", file=sys.stderr, flush=True)
             return self
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
-        columns += (TextColumn(self.unit), TimeElapsedColumn(), TimeRemainingColumn())
-        self.bar = Progress(*columns, console=Console(stderr=True))
+        self.bar = progress_bar(self.unit)
         self.bar.start()
         self.task = self.bar.add_task(self.label, total=self.total)
         return self
