@@ -140,8 +140,8 @@ def holder_run(case: ReconstructionCase, args) -> int:
     ]
     for key, label in _HOLDER_LINES:
         cell = result[key]
-        error = cell["bound"] if grid else cell["standard_error"]
-        lines.append(f"{label:<34}{cell['mean']:>13.4f} ± {error:.1e}{float(baseline[key]):>14.4f}")
+        error = f"{cell['bound']:.1e}" if grid else f"{cell['standard_error']:.4f}"
+        lines.append(f"{label:<34}{cell['mean']:>13.4f} ± {error:<7}{float(baseline[key]):>14.4f}")
     print("\n".join(lines))
     return 0
 
