@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._validation import scalar_integer
 from ..population.synthetic import BLOCK_SIZE_BINS, block_size_bin
 from ..scenarios.reconstruction import (
     DETAILED,
@@ -74,7 +75,8 @@ JASON_2010_EXACT_SHARE = 0.4648
 CLASSIFICATIONS = {"reduced": REDUCED, "detailed": DETAILED}
 #: Normal quantile of the two-sided 95 % intervals.
 _Z95 = 1.959963984540054
-_SINGLE_RACE_MASKS = {1 << b: b for b in range(6)}
+#: The 7-race code of each OMB race code 0…62 (mask - 1): a single race its bit, else 6.
+_REDUCED_RACE = np.array([(m.bit_length() - 1) if m & (m - 1) == 0 else 6 for m in range(1, 64)])
 
 
 @dataclass(frozen=True)
@@ -104,9 +106,9 @@ class ReconstructionStudy:
 
     def __post_init__(self):
         for field_name, low in (("per_bin", 2), ("draws", 1), ("tune", 0), ("chains", 1)):
-            value = getattr(self, field_name)
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-                raise ValueError(f"{field_name} must be an integer >= {low}, got {value!r}")
+            object.__setattr__(
+                self, field_name, scalar_integer(getattr(self, field_name), field_name, low)
+            )
         if self.classification not in CLASSIFICATIONS:
             raise ValueError(
                 f"classification must be one of {', '.join(CLASSIFICATIONS)}, "
@@ -163,7 +165,9 @@ def block_cells(persons: pd.DataFrame, classification: Classification = REDUCED)
         except (TypeError, ValueError):
             raise ValueError(f"persons: {name} must hold integer codes") from None
         if name == "race" and sizes[name] == 7:
-            values = np.array([_SINGLE_RACE_MASKS.get(int(c) + 1, 6) for c in values])
+            if values.size and (values.min() < 0 or values.max() >= _REDUCED_RACE.size):
+                raise ValueError(f"persons: race outside 0..{_REDUCED_RACE.size - 1}")
+            values = _REDUCED_RACE[values]
         elif name == "hhgq" and sizes[name] == 2:
             values = (values > 0).astype(np.int64)
         if values.size and (values.min() < 0 or values.max() >= sizes[name]):
@@ -194,10 +198,7 @@ def sampled_blocks(blocks: pd.DataFrame, per_bin: int, seed) -> pd.DataFrame:
     ``in_bin`` (the bin's number of blocks) and ``draw`` (the position in the
     sample, which seeds the block's releases and chains).
     """
-    if isinstance(per_bin, bool) or not isinstance(per_bin, int | np.integer) or per_bin < 2:
-        raise ValueError(
-            f"per_bin must be an integer >= 2 (a standard error needs two), got {per_bin!r}"
-        )
+    per_bin = scalar_integer(per_bin, "per_bin", 2)  # a standard error needs two
     blocks = blocks[["block", "tract", "n"]].sort_values("block").reset_index(drop=True)
     blocks["bin"] = block_size_bin(blocks["n"])
     rng = np.random.default_rng(seed)

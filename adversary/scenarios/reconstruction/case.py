@@ -11,6 +11,7 @@ import pymc as pm
 import pytensor.tensor as pt
 
 from ..._validation import scalar_integer, scalar_positive
+from ...budget import get_preset
 from ...distributions import DiscreteGaussian, NoiseRelease
 from ...noise.mechanisms import DiscreteGaussianNoise, NoiseMechanism
 
@@ -239,8 +240,6 @@ def _integers(value, name: str, size: int | None) -> tuple[int, ...]:
 
 def _preset_rhos(preset: str, labels: tuple[str, ...]) -> tuple[float, ...]:
     """The block-level ρ of each count's query (its label up to ``[``) in a budget preset."""
-    from ...budget import get_preset
-
     try:
         allocation = get_preset(preset)
     except ValueError as error:

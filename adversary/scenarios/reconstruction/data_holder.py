@@ -32,6 +32,7 @@ import math
 
 import numpy as np
 
+from ..._validation import scalar_integer
 from ...memory import MemoryBudgetError, check_memory
 from .case import ReconstructionCase
 from .measures import ReconstructionMeasures, posterior_measures, prior_measures
@@ -39,7 +40,6 @@ from .posterior import (
     HistogramPosterior,
     compositions,
     exact_posterior,
-    log_likelihood,
     log_prior,
     sampled_posterior,
 )
@@ -85,8 +85,7 @@ def holder_measures(
     """
     if case.truth is None:
         raise ValueError("truth: the case has none; the data holder's measures need it")
-    if isinstance(replications, bool) or not isinstance(replications, int) or replications < 2:
-        raise ValueError(f"replications must be an integer >= 2, got {replications!r}")
+    replications = scalar_integer(replications, "replications", 2)
     if releases not in RELEASES:
         raise ValueError(f"releases must be one of {', '.join(RELEASES)}, got {releases!r}")
     if method not in ("exact", "mcmc"):
@@ -128,11 +127,17 @@ def _over_grid(case: ReconstructionCase, tail_mass: float) -> dict:
     histograms = compositions(case.n, case.n_cells)
     check_memory(8.0 * 4 * size * len(histograms), "the release grid's posteriors")
     prior = log_prior(case, histograms)
+    # Each query's noise pmf, and each histogram's likelihood of each release of that query,
+    # x*_q = counts_q + z, tabulated once: log P_q(counts_q + z - a_q·h) (histograms, noise).
+    offsets = counts[None, :] - histograms.astype(np.int64) @ case.incidence().T
+    noise_logpmf, likelihoods = [], []
+    for q, (mechanism, z) in enumerate(zip(case.noise(), noises, strict=True)):
+        noise_logpmf.append(mechanism.logpmf(z))
+        likelihoods.append(mechanism.logpmf(offsets[:, q, None] + z[None, :]))
     rows, weights = [], []
-    for noise in itertools.product(*noises):
-        noise = np.array(noise)
-        weight = math.exp(sum(float(m.logpmf(z)) for m, z in zip(case.noise(), noise, strict=True)))
-        log_weights = prior + log_likelihood(case, histograms, counts + noise)
+    for index in itertools.product(*(range(z.size) for z in noises)):
+        weight = math.exp(sum(float(t[i]) for t, i in zip(noise_logpmf, index, strict=True)))
+        log_weights = prior + sum(t[:, i] for t, i in zip(likelihoods, index, strict=True))
         posterior = np.exp(log_weights - log_weights.max())
         rows.append(
             posterior_measures(

@@ -27,6 +27,7 @@ import math
 import numba
 import numpy as np
 
+from ..._validation import scalar_integer
 from .case import ReconstructionCase
 
 __all__ = ["PersonsKernel", "persons_chains"]
@@ -160,12 +161,11 @@ class PersonsKernel:
         support = np.flatnonzero(prior > 0)
         residual = self.releases.astype(np.float64)
         cells = np.empty(self.case.n, dtype=np.int64)
+        columns = self.incidence[:, support]
+        sizes = columns.sum(axis=0)
         for i in range(self.case.n):
             # ‖r - a_k‖² - ‖r‖² = |a_k| - 2 a_k·r for each cell k's incidence column a_k
-            change = (
-                self.incidence[:, support].sum(axis=0) - 2 * residual @ self.incidence[:, support]
-            )
-            cells[i] = support[int(np.argmin(change))]
+            cells[i] = support[int(np.argmin(sizes - 2 * residual @ columns))]
             residual -= self.incidence[:, cells[i]]
         if not np.isfinite(self.log_likelihood(cells)):
             raise ValueError(
@@ -185,9 +185,8 @@ def persons_chains(
     :meth:`PersonsKernel.start`, discards ``tune`` sweeps and keeps ``draws``.
     Chain c draws from ``numpy.random.default_rng([random_seed, c])``.
     """
-    for name, value, low in (("draws", draws, 1), ("tune", tune, 0), ("chains", chains, 1)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    draws, tune = scalar_integer(draws, "draws", 1), scalar_integer(tune, "tune", 0)
+    chains = scalar_integer(chains, "chains", 1)
     kernel = PersonsKernel(case, releases)
     seed = np.random.SeedSequence(random_seed).entropy
     out = np.empty((chains, draws, case.n_cells), dtype=np.int64)
