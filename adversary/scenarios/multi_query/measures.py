@@ -1,0 +1,122 @@
+"""The data holder's measures of a multi-query attack: exact over a release grid, or Monte Carlo.
+
+For the target's true cell ``t*`` the data holder averages, over the looks'
+noise, the adversary's posterior of the true class (3.3), its ratio to the
+prior (3.4) and the credit of the Bayes decision (3.6, ties by
+:mod:`adversary.measures.decision`). With few looks the average is a sum over
+every release set within the noise tables' cut-offs (``method="exact"``; the
+error is at most the omitted noise mass); otherwise it is a mean over
+``replications`` release sets drawn from the truth (``"monte-carlo"``, with
+standard errors; ``error_bound`` is ``se_multiple`` of them).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...measures.decision import truth_credit
+from ...measures.marginal import MarginalMeasures
+from ...measures.monte_carlo import DEFAULT_SE_MULTIPLE
+from ...measures.noise import noise_table, support_points
+from ...measures.releases import DEFAULT_TAIL_MASS
+from ...memory import check_memory
+from .likelihood import class_log_posteriors, log_likelihoods
+
+__all__ = ["MAX_GRID", "METHODS", "look_measures"]
+
+#: The largest release grid summed exactly (``method="auto"`` draws beyond it).
+MAX_GRID = 400_000
+METHODS = ("auto", "exact", "monte-carlo")
+
+
+def _grid(mechanisms, tail_mass: float, n_cells: int):
+    """Every noise vector within the tables' cut-offs, its probability and the omitted mass.
+
+    The omitted mass is bounded by the sum of the tables' (a union bound).
+    """
+    pmfs = [noise_table(m, tail_mass) for m in mechanisms]
+    tables = [support_points(pmf) for pmf in pmfs]
+    sizes = [len(values) for values, _ in tables]
+    needed = 8.0 * math.prod(sizes) * (2 * len(sizes) + 3 * n_cells)
+    check_memory(needed, "method='exact' (the release grid)")
+    index = np.indices(sizes).reshape(len(sizes), -1).T
+    noise = np.stack([tables[k][0][index[:, k]] for k in range(len(sizes))], axis=1)
+    weight = np.prod([tables[k][1][index[:, k]] for k in range(len(sizes))], axis=0)
+    return noise, weight, float(sum(pmf.omitted_mass for pmf in pmfs))
+
+
+def _draws(mechanisms, replications: int, seed) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return np.stack([np.asarray(m.sample(replications, rng)) for m in mechanisms], axis=1)
+
+
+def look_measures(
+    prior: np.ndarray,
+    incidence: np.ndarray,
+    mechanisms,
+    true_cell: int,
+    classes: np.ndarray,
+    *,
+    tie_rule: str,
+    method: str = "auto",
+    replications: int = 20_000,
+    seed=0,
+    tail_mass: float = DEFAULT_TAIL_MASS,
+    se_multiple: float = DEFAULT_SE_MULTIPLE,
+) -> MarginalMeasures:
+    """(3.3), (3.4) and (3.6) for the true cell ``true_cell`` (an index of the possible cells).
+
+    ``classes[j]`` is the answer possible cell ``j`` gives; ``prior`` the
+    adversary's probability of each possible cell.
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    classes = np.asarray(classes)
+    n_classes = int(classes.max()) + 1
+    true_class = int(classes[true_cell])
+    prior_of_truth = float(prior[classes == true_class].sum())
+    sizes = [len(support_points(noise_table(m, tail_mass))[0]) for m in mechanisms]
+    exact = method == "exact" or (method == "auto" and math.prod(sizes) <= MAX_GRID)
+    if exact:
+        noise, weight, omitted = _grid(mechanisms, tail_mass, incidence.shape[1])
+    else:
+        noise = _draws(mechanisms, replications, seed)
+        weight = np.full(len(noise), 1.0 / len(noise))
+    residuals = noise + incidence[:, true_cell].astype(np.int64)[None, :]
+    log_post = class_log_posteriors(
+        log_likelihoods(residuals, incidence, mechanisms), prior, classes, n_classes
+    )
+    posterior = np.exp(log_post[:, true_class])
+    credit = truth_credit(log_post, true_class, tie_rule)
+    marginal_posterior = float(weight @ posterior)
+    correct = float(weight @ credit)
+    details = {"looks": len(mechanisms), "release_sets": len(noise)}
+    if exact:
+        error = omitted
+        details["risk_error_bound"] = omitted / prior_of_truth
+    else:
+        omitted = 0.0
+        n = len(noise)
+        se_post = float(posterior.std(ddof=1) / math.sqrt(n))
+        se_decision = float(credit.std(ddof=1) / math.sqrt(n))
+        details["standard_errors"] = {
+            "marginal_posterior": se_post,
+            "marginal_risk": se_post / prior_of_truth,
+            "correct_decision_probability": se_decision,
+        }
+        details["se_multiple"] = se_multiple
+        error = se_multiple * max(se_post, se_decision)
+        details["risk_error_bound"] = se_multiple * se_post / prior_of_truth
+    return MarginalMeasures(
+        marginal_posterior=marginal_posterior,
+        marginal_risk=marginal_posterior / prior_of_truth,
+        correct_decision_probability=correct,
+        prior_of_truth=prior_of_truth,
+        omitted_mass=omitted,
+        error_bound=error,
+        method="exact" if exact else "monte-carlo",
+        details=details,
+        tie_rule=tie_rule,
+    )
