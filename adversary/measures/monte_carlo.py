@@ -59,13 +59,25 @@ from .release_posteriors import ReleasePosteriors, with_shared_observations
 from .simulation import ReleaseSimulator
 from .stated import Statements, decision_credit, risk_error, state_attack
 
-__all__ = ["DEFAULT_SE_MULTIPLE", "METHODS", "monte_carlo_measures"]
+__all__ = ["DEFAULT_SE_MULTIPLE", "METHODS", "credit_standard_error", "monte_carlo_measures"]
 
 #: How the adversary's posterior is computed for each simulated release set.
 METHODS = ("exact", "mcmc")
 
 #: Standard errors in :attr:`MarginalMeasures.error_bound`, unless a caller says otherwise.
 DEFAULT_SE_MULTIPLE = 4.0
+
+
+def credit_standard_error(credit: np.ndarray) -> float:
+    """Standard error of the mean of decision credits in [0, 1] (a proportion's).
+
+    ``sqrt(q (1 - q) / n)`` bounds it, with ``q`` the mean shrunk by half a
+    release towards 1/2, so that no credit, or full credit, on every release
+    does not claim an error of 0.
+    """
+    n = len(credit)
+    q = (float(np.sum(credit)) + 0.5) / (n + 1.0)
+    return math.sqrt(q * (1.0 - q) / n)
 
 
 def _shared_observations(model):
@@ -264,8 +276,7 @@ def monte_carlo_measures(
     q = float(credit.mean())
     if n > 1:
         se_post = float(event_p.std(ddof=1) / math.sqrt(n))
-        q_se = (credit.sum() + 0.5) / (n + 1.0)
-        se_decision = math.sqrt(q_se * (1.0 - q_se) / n)
+        se_decision = credit_standard_error(credit)
     else:
         se_post = se_decision = math.inf
     prior = stated.prior_of_truth

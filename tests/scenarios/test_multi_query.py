@@ -199,3 +199,17 @@ def test_true_cell_with_prior_zero_is_refused():
     prior = _prior(0.0)
     with pytest.raises(ValueError, match="true cell probability 0"):
         MultiQueryCase("mq", {"z": prior}, truth=TARGET)
+
+
+def test_detailed_query_at_every_level_is_the_many_levels_attack():
+    """Monte Carlo over six looks against S1.3's sum (exact within 5e-10), within 4 SE."""
+    from adversary.scenarios.multi_level import marginals, rhos_2020
+
+    levels = ("block", "block_group", "tract", "county", "state", "us")
+    case = MultiQueryCase("mq", {"p": _prior(0.1)}, truth=TARGET, levels=levels, seed=1)
+    got = case.marginal_measures()
+    assert got.method == "monte-carlo" and len(case.looks().labels) == 6
+    expected = marginals(0.1, rhos_2020(6))
+    errors = got.details["standard_errors"]
+    for name in ("marginal_posterior", "correct_decision_probability"):
+        assert abs(getattr(got, name) - float(getattr(expected, name))) < 4 * errors[name]

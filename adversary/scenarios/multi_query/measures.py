@@ -12,13 +12,14 @@ standard errors; ``error_bound`` is ``se_multiple`` of them).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
 from ...measures.decision import truth_credit
 from ...measures.marginal import MarginalMeasures
-from ...measures.monte_carlo import DEFAULT_SE_MULTIPLE
+from ...measures.monte_carlo import DEFAULT_SE_MULTIPLE, credit_standard_error
 from ...measures.noise import noise_table, support_points
 from ...measures.releases import DEFAULT_TAIL_MASS
 from ...memory import check_memory
@@ -47,9 +48,14 @@ def _grid(mechanisms, tail_mass: float, n_cells: int):
     return noise, weight, float(sum(pmf.omitted_mass for pmf in pmfs))
 
 
-def _draws(mechanisms, replications: int, seed) -> np.ndarray:
+@functools.lru_cache(maxsize=4)
+def _draws(mechanisms: tuple, replications: int, seed) -> np.ndarray:
+    """Noise of every look in ``replications`` release sets (kept for the next prior: the
+    priors of a case are compared on the same release sets)."""
     rng = np.random.default_rng(seed)
-    return np.stack([np.asarray(m.sample(replications, rng)) for m in mechanisms], axis=1)
+    draws = np.stack([np.asarray(m.sample(replications, rng)) for m in mechanisms], axis=1)
+    draws.flags.writeable = False
+    return draws
 
 
 def look_measures(
@@ -82,7 +88,7 @@ def look_measures(
     if exact:
         noise, weight, omitted = _grid(mechanisms, tail_mass, incidence.shape[1])
     else:
-        noise = _draws(mechanisms, replications, seed)
+        noise = _draws(tuple(mechanisms), replications, seed)
         weight = np.full(len(noise), 1.0 / len(noise))
     residuals = noise + incidence[:, true_cell].astype(np.int64)[None, :]
     log_post = class_log_posteriors(
@@ -100,7 +106,7 @@ def look_measures(
         omitted = 0.0
         n = len(noise)
         se_post = float(posterior.std(ddof=1) / math.sqrt(n))
-        se_decision = float(credit.std(ddof=1) / math.sqrt(n))
+        se_decision = credit_standard_error(credit)
         details["standard_errors"] = {
             "marginal_posterior": se_post,
             "marginal_risk": se_post / prior_of_truth,
