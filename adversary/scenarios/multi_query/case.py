@@ -49,11 +49,11 @@ class MultiQueryCase(CaseFields):
     ``priors`` maps a label to the adversary's probability of each cell of
     ``classification`` (a sequence in cell order, or ``{attribute: level
     probabilities}`` for independent attributes; stored as a tuple);
-    ``truth`` is the target's cell (an index, a label of
-    :meth:`~.Classification.cell_labels` or ``{attribute: level}``; stored as
-    the index). ``queries`` is ``"detailed"``, ``"all"`` or a list of
-    PL 94-171 query names; each count's ρ is its query's share of ``budget``
-    at its level times ``scale``, its noise the discrete Gaussian of
+    ``truth`` is the target's cell (an index, a label of the classification's
+    ``cell_labels()`` or ``{attribute: level}``; stored as the index).
+    ``queries`` is ``"detailed"``, ``"all"`` or a list of PL 94-171 query
+    names; each count's ρ is its query's share of ``budget`` at its level
+    times ``scale``, its noise the discrete Gaussian of
     ``convention`` (σ² = 1/(2ρ) for ``"paper"``, 1/ρ for ``"das"``) or
     ``mechanism`` for every count. ``releases`` are the looks' noisy counts
     minus the others' contribution, in the order of :meth:`looks` (only

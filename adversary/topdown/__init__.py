@@ -1,0 +1,31 @@
+"""TopDown-style post-processing: noisy measurements to consistent non-negative integer tables.
+
+The 2020 PL 94-171 tables are not the noisy measurements but TopDown's
+output: weighted least squares under the hierarchy's consistency and the
+invariants, non-negativity, then integers (JASON 2022, Sec. 5.1 and 6.3).
+
+- :mod:`.solver` — JASON's closed-form solver and iterative non-negativity
+  step (Sec. 6.3.4), and the same problem by scipy;
+- :mod:`.rounding` — integers that keep a total;
+- :mod:`.hierarchy` — :func:`topdown` on a small tree of units;
+- :mod:`.bias` — the bias measure B of eq. (6-3) and its windowed mean.
+"""
+
+from __future__ import annotations
+
+from .bias import bias_measure, windowed_mean
+from .hierarchy import check_parents, children_of, topdown
+from .rounding import round_keeping_total
+from .solver import constrained_wls, nonnegative_wls, scipy_wls
+
+__all__ = [
+    "bias_measure",
+    "check_parents",
+    "children_of",
+    "constrained_wls",
+    "nonnegative_wls",
+    "round_keeping_total",
+    "scipy_wls",
+    "topdown",
+    "windowed_mean",
+]

@@ -1,0 +1,57 @@
+"""JASON's bias measure of post-processed counts (2022, Sec. 6.3.3, eq. 6-2 and 6-3).
+
+Over ``N`` runs of noise and post-processing, the squared errors of a unit's
+published count ``p̂_i`` against its true count ``p`` split by sign,
+
+    σ₊² = (1/N) Σ_{p̂_i ≥ p} (p̂_i − p)²,   σ₋² = (1/N) Σ_{p̂_i < p} (p̂_i − p)²,
+
+and ``B = (σ₊² − σ₋²)/(σ₊² + σ₋²)`` in [−1, 1]: 0 for symmetric errors, 1
+when every error is upward. :func:`windowed_mean` is the report's red line,
+the mean of ``B`` over the nearest ``window`` units by population.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["bias_measure", "windowed_mean"]
+
+
+def bias_measure(published, truth) -> dict[str, np.ndarray]:
+    """``{"sigma2", "sigma2_plus", "sigma2_minus", "B"}`` per unit; ``published`` is runs × units.
+
+    A unit whose every run is exact has ``B`` NaN (0/0): no error to measure.
+    """
+    published = np.asarray(published, dtype=np.float64)
+    truth = np.asarray(truth, dtype=np.float64)
+    if published.ndim != 2 or published.shape[1:] != truth.shape:
+        raise ValueError(
+            f"published must be runs × units with units matching truth {truth.shape}, "
+            f"got {published.shape}"
+        )
+    error = published - truth[None, :]
+    plus = np.mean(np.where(error >= 0, error**2, 0.0), axis=0)
+    minus = np.mean(np.where(error < 0, error**2, 0.0), axis=0)
+    total = plus + minus
+    with np.errstate(invalid="ignore"):
+        bias = (plus - minus) / total
+    return {"sigma2": total, "sigma2_plus": plus, "sigma2_minus": minus, "B": bias}
+
+
+def windowed_mean(values, key, window: int = 100) -> tuple[np.ndarray, np.ndarray]:
+    """``(sorted key, mean of values over the nearest window units by key)``, ignoring NaN."""
+    values, key = np.asarray(values, dtype=np.float64), np.asarray(key)
+    if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+        raise ValueError(f"window must be an integer >= 1, got {window!r}")
+    order = np.argsort(key, kind="stable")
+    ordered = values[order]
+    half = window // 2
+    means = np.array(
+        [
+            np.nanmean(ordered[max(0, i - half) : i - half + window])
+            if np.any(np.isfinite(ordered[max(0, i - half) : i - half + window]))
+            else np.nan
+            for i in range(ordered.size)
+        ]
+    )
+    return key[order], means

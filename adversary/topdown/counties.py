@@ -1,0 +1,102 @@
+"""Synthetic counties shaped like JASON's experiment, and the experiment itself (Sec. 6.3.2–6.3.3).
+
+JASON post-process one query of the 2010 Census, the voting-age Hispanic
+population by county: 58,479,383 people in 3,142 counties of the 50 states,
+each state's total an invariant. The county counts themselves are not in the
+report (its Figure 6-3 plots them by rank, from a handful to about 3
+million), so :func:`synthetic_counties` draws counties of that shape: log-normal
+counts (σ of the log 2.0) scaled to the report's total, in 50 states of
+realistic sizes, with the report's two named Virginia counties, Fairfax
+(187,160) and Lancaster (67), put in one state. :func:`state_runs` adds
+discrete Gaussian noise of standard deviation σ to every county, solves each
+state's constraints (sum = the state's invariant total, every county ≥ 0)
+by JASON's closed form (:func:`~.solver.nonnegative_wls`; JASON do not round)
+and repeats ``runs`` times.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..noise.mechanisms import DiscreteGaussianNoise
+from .solver import nonnegative_wls
+
+__all__ = [
+    "COUNTIES",
+    "FAIRFAX",
+    "LANCASTER",
+    "TOTAL",
+    "Counties",
+    "state_runs",
+    "synthetic_counties",
+]
+
+#: JASON's query: 3,142 counties, 58,479,383 voting-age Hispanic persons (2010).
+COUNTIES, TOTAL, STATES = 3_142, 58_479_383, 50
+#: The two Virginia counties of JASON's Figures 6-9 and 6-10.
+FAIRFAX, LANCASTER = 187_160, 67
+
+
+@dataclass(frozen=True)
+class Counties:
+    """County counts (``population``), each county's state (``state``) and the named counties'
+    indices (``fairfax``, ``lancaster``)."""
+
+    population: np.ndarray
+    state: np.ndarray
+    fairfax: int
+    lancaster: int
+
+    def state_totals(self) -> np.ndarray:
+        return np.bincount(self.state, weights=self.population).astype(np.int64)
+
+    def of_state(self, state: int) -> Counties:
+        """The counties of one state (Fairfax and Lancaster are in state 0), renumbered."""
+        members = np.flatnonzero(self.state == state)
+        if members.size == 0:
+            raise ValueError(f"state must be one of 0..{self.state.max()}, got {state!r}")
+        index = {int(c): i for i, c in enumerate(members)}
+        return Counties(
+            population=self.population[members],
+            state=np.zeros(members.size, dtype=np.int64),
+            fairfax=index.get(self.fairfax, -1),
+            lancaster=index.get(self.lancaster, -1),
+        )
+
+
+def synthetic_counties(seed: int = 2010) -> Counties:
+    """3,142 counties in 50 states summing to 58,479,383, Fairfax and Lancaster among them."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.dirichlet(np.full(STATES, 1.5)) * (COUNTIES - STATES)
+    per_state = 1 + np.floor(sizes).astype(np.int64)
+    per_state[np.argsort(sizes - np.floor(sizes))[::-1][: COUNTIES - per_state.sum()]] += 1
+    state = np.repeat(np.arange(STATES), per_state)
+    drawn = rng.lognormal(mean=0.0, sigma=2.0, size=COUNTIES)
+    drawn[:2] = 0.0  # the named counties, in state 0, set below
+    scale = (TOTAL - FAIRFAX - LANCASTER) / drawn.sum()
+    population = np.floor(drawn * scale).astype(np.int64)
+    population[:2] = FAIRFAX, LANCASTER
+    shortfall = TOTAL - int(population.sum())
+    population[np.argsort(drawn)[::-1][:shortfall]] += 1
+    return Counties(population=population, state=state, fairfax=0, lancaster=1)
+
+
+def state_runs(counties: Counties, sigma: float, runs: int, seed: int = 0) -> np.ndarray:
+    """Post-processed county counts, runs × counties: noise of s.d. ``sigma``, each state solved
+    for its invariant total with every county ≥ 0 (real-valued, as JASON)."""
+    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
+        raise ValueError(f"runs must be an integer >= 1, got {runs!r}")
+    noise = DiscreteGaussianNoise.from_variance(float(sigma) ** 2)
+    rng = np.random.default_rng(seed)
+    totals = counties.state_totals()
+    members = [np.flatnonzero(counties.state == s) for s in range(totals.size)]
+    published = np.empty((runs, counties.population.size))
+    for run in range(runs):
+        noisy = counties.population + noise.sample(counties.population.size, rng)
+        for s, units in enumerate(members):
+            published[run, units] = nonnegative_wls(
+                noisy[units], noise.variance, np.ones((units.size, 1)), [totals[s]]
+            )
+    return published

@@ -1,0 +1,188 @@
+"""TopDown-style post-processing: JASON's closed form against scipy, and JASON's bias results."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from adversary.topdown import (
+    bias_measure,
+    constrained_wls,
+    nonnegative_wls,
+    round_keeping_total,
+    scipy_wls,
+    topdown,
+    windowed_mean,
+)
+from adversary.topdown.counties import (
+    COUNTIES,
+    FAIRFAX,
+    LANCASTER,
+    TOTAL,
+    state_runs,
+    synthetic_counties,
+)
+
+#: A county, two tracts, five blocks: parents listed before children.
+PARENTS = [-1, 0, 0, 1, 1, 1, 2, 2]
+
+
+def _hierarchy_constraints(parents):
+    """B with one column per parent: its measurement minus its children's sum = 0 (as rows of
+    a joint solve), and c = 0."""
+    parents = np.asarray(parents)
+    columns = []
+    for parent in np.unique(parents[parents >= 0]):
+        column = np.zeros(len(parents))
+        column[parent] = 1.0
+        column[parents == parent] = -1.0
+        columns.append(column)
+    return np.array(columns).T
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_closed_form_equals_scipy_under_equality_constraints(seed):
+    rng = np.random.default_rng(seed)
+    noisy = rng.normal(20, 10, 8)
+    variances = rng.uniform(1, 50, 8)
+    constraints = np.column_stack([_hierarchy_constraints(PARENTS), np.eye(8)[:, 0]])
+    totals = np.array([0.0, 0.0, 0.0, 160.0])  # consistency, and the county total invariant
+    closed = constrained_wls(noisy, variances, constraints, totals)
+    general = scipy_wls(noisy, variances, constraints, totals, nonnegative=False)
+    np.testing.assert_allclose(closed, general, atol=1e-9)
+    np.testing.assert_allclose(constraints.T @ closed, totals, atol=1e-9)
+    # the minimiser: the gradient of the objective lies in the span of the constraints
+    gradient = (closed - noisy) / variances
+    coefficients = np.linalg.lstsq(constraints, gradient, rcond=None)[0]
+    np.testing.assert_allclose(constraints @ coefficients, gradient, atol=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.floats(-30, 60), min_size=2, max_size=25),
+    st.floats(1, 400),
+    st.integers(0, 300),
+)
+def test_nonnegative_closed_form_equals_scipy(noisy, variance, total):
+    noisy = np.array(noisy)
+    ones = np.ones((noisy.size, 1))
+    closed = nonnegative_wls(noisy, variance, ones, [total])
+    general = scipy_wls(noisy, variance, ones, [total])
+    assert closed.min() >= 0 and closed.sum() == pytest.approx(total, abs=1e-9)
+    np.testing.assert_allclose(closed, general, atol=1e-9 * max(1.0, total))
+
+
+def test_nonnegativity_keeps_the_largest_counts_and_zeroes_the_rest():
+    closed = nonnegative_wls([100.0, -40.0, 3.0], 1.0, np.ones((3, 1)), [90.0])
+    # −40 is fixed at 0; then [100, 3] − 6.5 each gives 3 − 6.5 < 0, fixed too: [90, 0, 0]
+    np.testing.assert_allclose(closed, [90.0, 0.0, 0.0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0, 1e4), min_size=1, max_size=40))
+def test_rounding_keeps_the_total(values):
+    values = np.array(values)
+    total = round(values.sum())
+    values = values * (total / values.sum()) if values.sum() > 0 else values
+    if values.sum() == 0 and total != 0:
+        return
+    rounded = round_keeping_total(values, total)
+    assert rounded.sum() == total and rounded.min() >= 0
+    assert np.all(np.abs(rounded - values) < 1 + 1e-9)
+
+
+def test_topdown_is_consistent_nonnegative_integer_at_every_level():
+    rng = np.random.default_rng(7)
+    truth = np.zeros(8)
+    truth[3:] = rng.integers(0, 6, 5)
+    truth[1], truth[2] = truth[3:6].sum(), truth[6:].sum()
+    truth[0] = truth[1] + truth[2]
+    for _ in range(50):
+        noisy = truth + rng.normal(0, 4, 8)
+        published = topdown(noisy, 16.0, PARENTS, invariant=truth[0])
+        assert published.dtype == np.int64 and published.min() >= 0
+        assert published[0] == truth[0]
+        assert published[1] + published[2] == published[0]
+        assert published[3:6].sum() == published[1] and published[6:].sum() == published[2]
+
+
+def test_topdown_of_a_cell_vector_processes_each_cell():
+    noisy = np.array([[10.2, 3.1], [4.4, 2.2], [6.1, -0.7]])
+    together = topdown(noisy, 1.0, [-1, 0, 0], invariant=[10, 2])
+    for cell in range(2):
+        alone = topdown(noisy[:, cell], 1.0, [-1, 0, 0], invariant=[(10, 2)[cell]])
+        np.testing.assert_array_equal(together[:, cell], alone)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: nonnegative_wls([1.0], 1.0, [[1.0]], [-1]), "totals must be >= 0"),
+        (lambda: constrained_wls([1.0, np.nan], 1.0, [[1.0], [1.0]], [1]), "noisy must be"),
+        (lambda: constrained_wls([1.0, 2.0], 0.0, [[1.0], [1.0]], [1]), "variances must be"),
+        (lambda: constrained_wls([1.0, 2.0], 1.0, [[1.0], [1.0]], [1, 2]), "totals must hold"),
+        (lambda: round_keeping_total([0.5, 0.5], 1.5), "total must be an integer"),
+        (lambda: round_keeping_total([0.5, 0.5], 3), "values must sum to total"),
+        (lambda: topdown([1.0, 1.0], 1.0, [0, 0]), "unit 0 must be the root"),
+        (lambda: topdown([1.0, 1.0, 1.0], 1.0, [-1, 2, 0]), "listed before it"),
+        (lambda: topdown([1.0, 1.0], 1.0, [-1, 0, 0]), "noisy must hold one measurement"),
+        (lambda: windowed_mean([1.0], [1.0], 0), "window must be"),
+    ],
+)
+def test_bad_input_names_the_argument(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+@pytest.fixture(scope="module")
+def counties():
+    return synthetic_counties()
+
+
+def test_synthetic_counties_have_the_reports_totals(counties):
+    assert counties.population.size == COUNTIES and counties.population.sum() == TOTAL
+    assert counties.population[counties.fairfax] == FAIRFAX
+    assert counties.population[counties.lancaster] == LANCASTER
+    assert counties.state_totals().sum() == TOTAL
+
+
+def test_jason_bias_small_counties_up_large_ones_slightly_down(counties):
+    """Sec. 6.3.3, Figure 6-7 (σ = 200, N = 100): B > 0 below σ, slightly < 0 well above."""
+    runs = state_runs(counties, 200.0, 100, seed=1)
+    np.testing.assert_allclose(
+        runs.sum(axis=1), np.full(100, float(TOTAL)), rtol=1e-12
+    )  # the invariant holds
+    bias = bias_measure(runs, counties.population)["B"]
+    population = counties.population
+    small, large = population < 100, population > 2_000
+    assert np.nanmean(bias[small]) > 0.5
+    assert -0.3 < np.nanmean(bias[large]) < 0
+    # no bias measured without post-processing: B of raw noise is near 0 (Monte Carlo ± 0.1)
+    raw = population + np.random.default_rng(2).normal(0, 200, (100, population.size))
+    assert abs(np.mean(bias_measure(raw, population)["B"])) < 0.02
+
+
+def test_jason_lancaster_spike_at_minus_its_population(counties):
+    """Figure 6-10: Lancaster (67) cannot go below −67, so the mass of the noise below it piles
+    up at −67; Fairfax (187,160) is symmetric."""
+    runs = state_runs(counties.of_state(0), 200.0, 2_000, seed=3)
+    lancaster = runs[:, counties.lancaster] - LANCASTER
+    fairfax = runs[:, counties.fairfax] - FAIRFAX
+    assert lancaster.min() >= -LANCASTER - 1e-9
+    spike = np.mean(np.isclose(lancaster, -LANCASTER))
+    assert 0.3 < spike < 0.45  # P[Z <= -67] = 0.37 for σ = 200, less the other counties' shift
+    assert abs(np.mean(fairfax)) < 4 * 200 / np.sqrt(2_000)
+    assert np.std(fairfax) == pytest.approx(200, rel=0.06)
+
+
+def test_bias_measure_and_window_by_hand():
+    published = np.array([[12.0, 5.0], [9.0, 5.0], [11.0, 5.0]])
+    measure = bias_measure(published, [10.0, 5.0])
+    # unit 0: errors +2, -1, +1: σ₊² = 5/3, σ₋² = 1/3, B = 4/6
+    assert measure["sigma2_plus"][0] == pytest.approx(5 / 3)
+    assert measure["sigma2_minus"][0] == pytest.approx(1 / 3)
+    assert measure["B"][0] == pytest.approx(2 / 3)
+    assert np.isnan(measure["B"][1])  # never wrong: nothing to measure
+    key, mean = windowed_mean([1.0, 2.0, 3.0, 4.0], [40, 10, 30, 20], window=2)
+    np.testing.assert_array_equal(key, [10, 20, 30, 40])
+    np.testing.assert_allclose(mean, [2.0, 3.0, 3.5, 2.0])  # the point and the one before it
