@@ -87,17 +87,37 @@ def nonnegative_wls(noisy, variances, constraints, totals) -> np.ndarray:
         free[int(np.argmin(estimate))] = False
 
 
+def _kkt_solution(noisy, variances, constraints, totals, free):
+    """The optimum with the estimates outside ``free`` fixed at 0, and its multipliers ``y``.
+
+    The Karush–Kuhn–Tucker system ``W x + B y = W M̃``, ``Bᵀ x = c`` over the
+    free estimates, solved by ``scipy.linalg.lstsq`` in the balanced form
+    ``x + (V/v̄) B y' = M̃`` (``V = W⁻¹``, ``v̄`` the mean variance,
+    ``y = y'/v̄``) so that large variances do not spoil its conditioning.
+    """
+    n, r = int(free.sum()), constraints.shape[1]
+    mean = float(variances.mean())
+    kkt = np.zeros((n + r, n + r))
+    kkt[:n, :n] = np.eye(n)
+    kkt[:n, n:] = (variances[free] / mean)[:, None] * constraints[free]
+    kkt[n:, :n] = constraints[free].T
+    solution = linalg.lstsq(kkt, np.concatenate([noisy[free], totals]))[0]
+    x = np.zeros_like(noisy)
+    x[free] = solution[:n]
+    return x, solution[n:] / mean
+
+
 def scipy_wls(noisy, variances, constraints, totals, nonnegative: bool = True) -> np.ndarray:
     """The same least-squares problem by scipy, for any constraints.
 
     ``scipy.optimize.minimize`` (SLSQP, as JASON's experiments) finds the
     optimum to about 1e-7 and which estimates sit at their bound 0
-    (``nonnegative``); the Karush–Kuhn–Tucker system of the others,
-    ``[[W, B], [Bᵀ, 0]] [x; −λ] = [W M̃; c]``, is then solved exactly
-    (``scipy.linalg.lstsq``), which gives the optimum to rounding error
-    when SLSQP found the right active set (checked: the result is feasible
-    and no worse than SLSQP's point; otherwise SLSQP's point is returned, or
-    an error if SLSQP failed).
+    (``nonnegative``). From that active set, the Karush–Kuhn–Tucker system of
+    the free estimates is solved exactly (:func:`_kkt_solution`) and the set
+    corrected until the conditions hold: a free estimate below 0 is fixed, a
+    fixed one whose bound multiplier is negative is freed. The result is the
+    optimum to rounding error; if the corrections do not settle, SLSQP's
+    point is returned (or an error, if SLSQP failed).
     """
     noisy, variances, constraints, totals = _inputs(noisy, variances, constraints, totals)
     weights = 1.0 / variances
@@ -116,25 +136,24 @@ def scipy_wls(noisy, variances, constraints, totals, nonnegative: bool = True) -
         ],
         options={"ftol": 1e-12, "maxiter": 500},
     )
-    free = (
-        result.x > 1e-7 * max(1.0, float(np.abs(totals).max(initial=0.0)))
-        if nonnegative
-        else (np.ones(noisy.size, dtype=bool))
-    )
-    n, r = int(free.sum()), constraints.shape[1]
-    kkt = np.zeros((n + r, n + r))
-    kkt[:n, :n] = np.diag(weights[free])
-    kkt[:n, n:] = constraints[free]
-    kkt[n:, :n] = constraints[free].T
-    rhs = np.concatenate([weights[free] * noisy[free], totals])
-    solution = linalg.lstsq(kkt, rhs)[0]
-    polished = np.zeros_like(noisy)
-    polished[free] = solution[:n]
-    feasible = np.allclose(constraints.T @ polished, totals, atol=1e-9, rtol=0)
-    objective = result.fun * (1.0 + 1e-6) + 1e-9  # SLSQP's point may be slightly infeasible
-    if feasible and polished.min(initial=0.0) >= -1e-12:
-        if 0.5 * np.sum(weights * (polished - noisy) ** 2) <= objective:
-            return np.maximum(polished, 0.0) if nonnegative else polished
+    scale = 1.0 + float(max(np.abs(totals).max(initial=0.0), np.abs(noisy).max()))
+    tolerance = 1e-12 * scale
+    free = result.x > 1e-7 * scale if nonnegative else np.ones(noisy.size, dtype=bool)
+    for _ in range(2 * noisy.size + 2):
+        x, y = _kkt_solution(noisy, variances, constraints, totals, free)
+        if not nonnegative:
+            return x
+        if x.min() < -tolerance:
+            free[int(np.argmin(x))] = False
+            continue
+        bound_multipliers = -weights * noisy + constraints @ y
+        bound_multipliers[free] = np.inf
+        if bound_multipliers.min() < -1e-12 * scale * weights.max():
+            free[int(np.argmin(bound_multipliers))] = True
+            continue
+        if np.allclose(constraints.T @ x, totals, atol=1e-9 * scale, rtol=0):
+            return np.maximum(x, 0.0)
+        break
     if not result.success:
         raise ValueError(f"scipy_wls: the optimizer failed ({result.message})")
     return result.x
