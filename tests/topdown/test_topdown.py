@@ -186,3 +186,15 @@ def test_bias_measure_and_window_by_hand():
     key, mean = windowed_mean([1.0, 2.0, 3.0, 4.0], [40, 10, 30, 20], window=2)
     np.testing.assert_array_equal(key, [10, 20, 30, 40])
     np.testing.assert_allclose(mean, [2.0, 3.0, 3.5, 2.0])  # the point and the one before it
+
+
+def test_closed_form_equals_scipy_on_a_state_of_counties(counties):
+    """Sec. 6.3.5 at the experiment's scale: counts up to 187,160, σ = 200."""
+    state = counties.of_state(0)
+    rng = np.random.default_rng(5)
+    ones, total = np.ones((state.population.size, 1)), [state.population.sum()]
+    for _ in range(20):
+        noisy = state.population + rng.normal(0, 200, state.population.size)
+        closed = nonnegative_wls(noisy, 200.0**2, ones, total)
+        general = scipy_wls(noisy, 200.0**2, ones, total)
+        assert np.max(np.abs(closed - general)) <= 1e-9 * closed.max()
