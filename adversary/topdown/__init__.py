@@ -14,7 +14,7 @@ invariants, non-negativity, then integers (JASON 2022, Sec. 5.1 and 6.3).
 from __future__ import annotations
 
 from .bias import bias_measure, windowed_mean
-from .hierarchy import check_parents, children_of, topdown
+from .hierarchy import check_parents, children_of, topdown, topdown_many
 from .rounding import round_keeping_total
 from .solver import constrained_wls, nonnegative_wls, scipy_wls
 
@@ -27,5 +27,6 @@ __all__ = [
     "round_keeping_total",
     "scipy_wls",
     "topdown",
+    "topdown_many",
     "windowed_mean",
 ]

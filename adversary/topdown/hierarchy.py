@@ -9,8 +9,11 @@ algorithm does, top down (JASON 2022, Sec. 5.1, 6.3.1): the root is the
 invariant (or its measurement, made a non-negative integer); then, parent by
 parent, the children's estimates are the non-negative weighted least squares
 fit to their measurements that sums to the parent's published value
-(:func:`~.solver.nonnegative_wls`), rounded to integers that keep that sum
-(:func:`~.rounding.round_keeping_total`). The result is consistent at every
+(JASON's iteration of :func:`~.solver.nonnegative_wls`, vectorised over
+many measurement vectors by :func:`nonnegative_sum_fit`), rounded to integers
+that keep that sum (the largest-remainder rule of
+:func:`~.rounding.round_keeping_total`). :func:`topdown_many` post-processes
+many measurement vectors at once. The result is consistent at every
 level, non-negative and integer, like the published PL 94-171 tables.
 """
 
@@ -18,10 +21,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rounding import round_keeping_total
-from .solver import nonnegative_wls
-
-__all__ = ["check_parents", "children_of", "topdown"]
+__all__ = [
+    "check_parents",
+    "children_of",
+    "nonnegative_sum_fit",
+    "round_rows_keeping_totals",
+    "topdown",
+    "topdown_many",
+]
 
 
 def check_parents(parents) -> np.ndarray:
@@ -41,14 +48,47 @@ def children_of(parents: np.ndarray) -> dict[int, np.ndarray]:
     return {int(unit): np.flatnonzero(parents == unit) for unit in np.unique(parents[parents >= 0])}
 
 
+def nonnegative_sum_fit(noisy: np.ndarray, variances: np.ndarray, totals: np.ndarray) -> np.ndarray:
+    """:func:`~.solver.nonnegative_wls` with one constraint (the sum), for many rows at once.
+
+    ``noisy`` is rows × units, ``totals`` one sum per row. JASON's iteration,
+    vectorised: on the units still free, ``x = M̃ + λ v`` with ``λ`` meeting
+    the total; in every row with a negative estimate the most negative is
+    fixed at 0; repeat (at most once per unit).
+    """
+    free = np.ones(noisy.shape, dtype=bool)
+    for _ in range(noisy.shape[1]):
+        spread = np.where(free, variances[None, :], 0.0)
+        room = totals - np.where(free, noisy, 0.0).sum(axis=1)
+        weight = spread.sum(axis=1)
+        shift = np.divide(room, weight, out=np.zeros_like(room), where=weight > 0)
+        estimate = np.where(free, noisy + shift[:, None] * spread, 0.0)
+        negative = estimate.min(axis=1) < 0.0
+        if not negative.any():
+            break
+        rows = np.flatnonzero(negative)
+        free[rows, np.argmin(estimate[rows], axis=1)] = False
+    return estimate
+
+
+def round_rows_keeping_totals(values: np.ndarray, totals: np.ndarray) -> np.ndarray:
+    """:func:`~.rounding.round_keeping_total` for many rows at once (rows × units)."""
+    floors = np.floor(values + 1e-9)
+    remainder = np.rint(totals - floors.sum(axis=1)).astype(np.int64)
+    order = np.argsort(-(values - floors), axis=1, kind="stable")
+    ranks = np.empty_like(order)
+    np.put_along_axis(ranks, order, np.arange(values.shape[1])[None, :], axis=1)
+    return (floors + (ranks < remainder[:, None])).astype(np.int64)
+
+
 def topdown(noisy, variances, parents, invariant=None, *, rounded: bool = True) -> np.ndarray:
     """Post-processed counts of every unit: consistent, non-negative and (by default) integer.
 
-    ``noisy`` has shape ``(units,)`` or ``(units, cells)``; ``variances`` one
-    noise variance per unit (or one for all), the least-squares weights'
-    inverse; ``invariant`` the root's true count(s), published exactly, or
-    ``None`` (the root's measurement, at least 0, rounded). ``rounded=False``
-    keeps the real-valued least-squares estimates.
+    ``noisy`` has shape ``(units,)`` or ``(units, cells)`` (every cell on its
+    own); ``variances`` one noise variance per unit (or one for all), the
+    least-squares weights' inverse; ``invariant`` the root's true count(s),
+    published exactly, or ``None`` (the root's measurement, at least 0,
+    rounded). ``rounded=False`` keeps the real-valued least-squares estimates.
     """
     parents = check_parents(parents)
     noisy = np.asarray(noisy, dtype=np.float64)
@@ -57,27 +97,41 @@ def topdown(noisy, variances, parents, invariant=None, *, rounded: bool = True) 
             f"noisy must hold one measurement (or cell vector) per unit ({parents.size}), "
             f"got shape {noisy.shape}"
         )
-    cells = noisy.reshape(parents.size, -1)
+    rows = noisy.reshape(parents.size, -1).T
+    if invariant is not None:
+        invariant = np.asarray(invariant, dtype=np.float64).reshape(-1)
+        if invariant.shape != rows.shape[:1]:
+            raise ValueError(f"invariant must be {rows.shape[0]} count(s) >= 0, got {invariant!r}")
+    result = topdown_many(rows, variances, parents, invariant, rounded=rounded)
+    return result.T.reshape(noisy.shape)
+
+
+def topdown_many(rows, variances, parents, invariant=None, *, rounded: bool = True) -> np.ndarray:
+    """:func:`topdown` of many measurement vectors at once: ``rows`` is rows × units.
+
+    ``invariant``: the root's true count per row (or one for all), or ``None``.
+    """
+    parents = check_parents(parents)
+    rows = np.asarray(rows, dtype=np.float64)
+    if rows.ndim != 2 or rows.shape[1] != parents.size or not np.all(np.isfinite(rows)):
+        raise ValueError(
+            f"rows must be finite measurements, rows × {parents.size} units, got {rows.shape}"
+        )
     variances = np.broadcast_to(np.asarray(variances, dtype=np.float64), parents.shape)
+    if not np.all(np.isfinite(variances)) or np.any(variances <= 0):
+        raise ValueError("variances must be finite numbers > 0, one or one per unit")
+    result = np.zeros_like(rows)
     if invariant is None:
-        root = np.maximum(cells[0], 0.0)
-        root = np.round(root) if rounded else root
+        root = np.maximum(rows[:, 0], 0.0)
+        result[:, 0] = np.round(root) if rounded else root
     else:
-        root = np.asarray(invariant, dtype=np.float64).reshape(-1)
-        if root.shape != cells[0].shape or np.any(root < 0):
-            raise ValueError(f"invariant must be {cells.shape[1]} count(s) >= 0, got {invariant!r}")
-    result = np.zeros_like(cells)
-    result[0] = root
+        root = np.broadcast_to(np.asarray(invariant, dtype=np.float64), rows.shape[:1])
+        if np.any(root < 0) or (rounded and np.any(root != np.round(root))):
+            raise ValueError(f"invariant must be counts >= 0, got {invariant!r}")
+        result[:, 0] = root
     for parent, children in children_of(parents).items():
-        for cell in range(cells.shape[1]):
-            fitted = nonnegative_wls(
-                cells[children, cell],
-                variances[children],
-                np.ones((children.size, 1)),
-                [result[parent, cell]],
-            )
-            if rounded:
-                fitted = round_keeping_total(fitted, result[parent, cell])
-            result[children, cell] = fitted
-    result = result.reshape(noisy.shape)
+        fitted = nonnegative_sum_fit(rows[:, children], variances[children], result[:, parent])
+        if rounded:
+            fitted = round_rows_keeping_totals(fitted, result[:, parent])
+        result[:, children] = fitted
     return result.astype(np.int64) if rounded else result

@@ -79,9 +79,10 @@ def nonnegative_wls(noisy, variances, constraints, totals) -> np.ndarray:
         used = constraints[free].any(axis=0)
         if np.any(totals[~used] > 0):
             raise ValueError("totals: a positive total has no free measurement left to hold it")
-        estimate[free] = constrained_wls(
-            noisy[free], variances[free], constraints[free][:, used], totals[used]
-        )
+        if free.any():
+            estimate[free] = constrained_wls(
+                noisy[free], variances[free], constraints[free][:, used], totals[used]
+            )
         if estimate.min() >= 0.0:
             return estimate
         free[int(np.argmin(estimate))] = False
