@@ -1,0 +1,28 @@
+"""The adversary who sees TopDown's published tables instead of the noisy measurements.
+
+The 2020 PL 94-171 tables are TopDown's output (:mod:`adversary.topdown`):
+non-negative integers, blocks summing to their block group. Kazan &
+Reiter's S6 treats a simplified version for one block
+(:mod:`adversary.scenarios.post_processing`); here the published tables of a
+whole block group are the release, and the likelihood of a table given the
+truth is summed over every noise vector of the hierarchy (:mod:`.grid`).
+
+- :class:`PublishedTablesCase` — the single-block attack in a block group;
+- :func:`three_adversaries` — the noisy-measurement, published-table and
+  both adversaries side by side (:mod:`.adversaries`).
+"""
+
+from __future__ import annotations
+
+from .adversaries import ADVERSARIES, AdversaryMeasures, three_adversaries
+from .case import PublishedTablesCase
+from .grid import NoiseGrid, noise_grid
+
+__all__ = [
+    "ADVERSARIES",
+    "AdversaryMeasures",
+    "NoiseGrid",
+    "PublishedTablesCase",
+    "noise_grid",
+    "three_adversaries",
+]

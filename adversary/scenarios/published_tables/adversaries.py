@@ -1,0 +1,132 @@
+"""Three adversaries of one target in a hierarchy: noisy measurements, published tables, both.
+
+The target is in one block; the adversary knows every other record of the
+hierarchy, so the true count of each unit is ``known + x · path`` with
+``x ∈ {0, 1}`` (the target in the cell or not, prior ``p``) and ``path`` the
+target's block and its ancestors. For the truth ``x*`` and every noise vector
+``z`` of the grid (:mod:`.grid`), with ``r = known + x* · path + z``:
+
+- **noisy measurements only** (the multi-level attack, S1.3): the log
+  likelihood ratio ``Σ_{u ∈ path} log f_u(z_u + x* − 1) − log f_u(z_u + x*)``;
+- **published tables only**: TopDown's output ``T = topdown(r)``
+  (:func:`adversary.topdown.topdown_many`), whose likelihood
+  ``P[T | x] = Σ_z P[z] · 1[topdown(known + x · path + z) = T]`` is summed over
+  the whole grid for both ``x``;
+- **both**: ``P[r, T | x] = P[r | x] · 1[T = topdown(r; x)]``. TopDown is a
+  function of the measurements (and of the invariant, if the root's true
+  count is one), so without an invariant this is the noisy adversary.
+
+The data holder's measures of each adversary — (3.3), (3.4), (3.6) — are
+sums over the grid, exact up to its omitted mass, and so is the Bayes
+accuracy ``p · P[correct | x* = 1] + (1 − p) · P[correct | x* = 0]``, which
+by the data-processing inequality is never larger from the tables than from
+the measurements.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit
+
+from ...measures.decision import binary_credit
+from ...topdown import topdown_many
+from .grid import NoiseGrid, table_ids
+
+__all__ = ["ADVERSARIES", "AdversaryMeasures", "PublishedLaw", "published_law", "three_adversaries"]
+
+ADVERSARIES = ("noisy", "published", "both")
+
+
+@dataclass(frozen=True)
+class AdversaryMeasures:
+    """One adversary's measures for one truth: (3.3), (3.4), (3.6) and the grid's omitted mass."""
+
+    adversary: str
+    truth: int
+    marginal_posterior: float
+    marginal_risk: float
+    correct_decision_probability: float
+    omitted_mass: float
+
+
+def _log(values: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        return np.log(values)
+
+
+@dataclass(frozen=True)
+class PublishedLaw:
+    """The law of the published table on the grid, for both values of ``x`` (computed once).
+
+    ``ids[x]``: the id of the table published from each noise vector when the
+    truth is ``x``; ``likelihood[x]``: ``P[T | x]`` of each table id;
+    ``crossed[x]``: the id of the table TopDown would publish from the same
+    measurements under the other value's invariant (``ids[x]`` without one).
+    """
+
+    ids: dict
+    likelihood: dict
+    crossed: dict
+
+
+def published_law(known, path, variances, parents, invariant, grid: NoiseGrid) -> PublishedLaw:
+    """TopDown's table for every noise vector and both values (module docstring)."""
+    tables, crossed = {}, {}
+    for x in (0, 1):
+        measured = known[None, :] + x * path[None, :] + grid.noise
+        root = None if invariant is None else invariant + x
+        tables[x] = topdown_many(measured, variances, parents, root)
+        other = None if invariant is None else invariant + 1 - x
+        crossed[x] = (
+            tables[x] if invariant is None else topdown_many(measured, variances, parents, other)
+        )
+    n_tables, (ids0, ids1, crossed0, crossed1) = table_ids(
+        tables[0], tables[1], crossed[0], crossed[1]
+    )
+    ids = {0: ids0, 1: ids1}
+    likelihood = {x: np.bincount(ids[x], weights=grid.weight, minlength=n_tables) for x in (0, 1)}
+    return PublishedLaw(ids=ids, likelihood=likelihood, crossed={0: crossed0, 1: crossed1})
+
+
+def three_adversaries(
+    prior: float,
+    truth: int,
+    mechanisms,
+    path: np.ndarray,
+    grid: NoiseGrid,
+    law: PublishedLaw,
+    tie_rule: str,
+) -> list[AdversaryMeasures]:
+    """The three adversaries' measures for the truth ``x* = truth`` (module docstring)."""
+    z = grid.noise
+    log_ratio = np.zeros(len(z))
+    for u in np.flatnonzero(path):
+        log_ratio += mechanisms[u].logpmf(z[:, u] + truth - 1) - mechanisms[u].logpmf(
+            z[:, u] + truth
+        )
+    prior_odds = np.log(prior) - np.log1p(-prior)
+    noisy_odds = prior_odds + log_ratio
+    seen = law.ids[truth]
+    published_odds = prior_odds + _log(law.likelihood[1][seen]) - _log(law.likelihood[0][seen])
+    same_table = law.crossed[truth] == seen  # the other value would publish this table too
+    both_odds = np.where(same_table, noisy_odds, np.inf if truth == 1 else -np.inf)
+
+    prior_of_truth = prior if truth == 1 else 1.0 - prior
+    rows = []
+    for name, odds in zip(ADVERSARIES, (noisy_odds, published_odds, both_odds), strict=True):
+        posterior_of_truth = expit(odds if truth == 1 else -odds)
+        credit = binary_credit(odds, truth == 1, tie_rule)
+        marginal = float(grid.weight @ posterior_of_truth)
+        rows.append(
+            AdversaryMeasures(
+                adversary=name,
+                truth=truth,
+                marginal_posterior=marginal,
+                marginal_risk=marginal / prior_of_truth,
+                correct_decision_probability=float(grid.weight @ credit),
+                omitted_mass=grid.omitted_mass,
+            )
+        )
+    return rows

@@ -1,0 +1,265 @@
+"""A target in a block group with TopDown's tables published: :class:`PublishedTablesCase`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+import pymc as pm
+import pytensor.tensor as pt
+
+from ..._validation import as_counts, as_probability, scalar_positive
+from ...distributions import BernoulliCount
+from ...measures.decision import DEFAULT_TIE_RULE, check_tie_rule
+from ...measures.marginal import MarginalMeasures
+from ...measures.noise import resolve
+from ...measures.protocol import CaseFields
+from ...measures.protocol import prior_label as prior_label_of
+from ...noise.mechanisms import DiscreteGaussianNoise, NoiseMechanism
+from ...reproduction import RHO_BLOCK, RHO_GROUP
+from ...topdown import topdown_many
+from .adversaries import ADVERSARIES, PublishedLaw, published_law, three_adversaries
+from .grid import NoiseGrid, noise_grid, table_ids
+
+__all__ = ["PublishedTablesCase"]
+
+
+@dataclass(frozen=True)
+class PublishedTablesCase(CaseFields):
+    """The single-block attack (Sec. 3.1) when the data holder publishes TopDown's tables.
+
+    A block group (the root, measured with ``rho_parent``) and its blocks
+    (``rho_block`` each), one count per unit: the count of the target's cell.
+    ``known_counts`` are the other persons' counts in each block (the
+    adversary knows them all; the block group's is their sum); the target is
+    in block ``target_block``, and ``X1 ∈ {m, m+1}`` (``m`` the known count of
+    that block) with prior ``P[X1 = m+1] = p`` from ``priors``; the truth is
+    ``true_count`` (default ``m + 1``). The noise is the discrete Gaussian of
+    ``convention`` (``"paper"``: σ² = 1/(2ρ); ``"das"``: σ² = 1/ρ), or
+    ``mechanism`` for every unit. TopDown (:func:`adversary.topdown.topdown`)
+    makes the published tables: the block group's measurement (or, with
+    ``invariant=True``, its true count) rounded, then the blocks fitted to it
+    and rounded keeping it. ``adversary`` (``"noisy"``, ``"published"`` or
+    ``"both"``) is what :meth:`marginal_measures` reports; ``published`` is a
+    published table (block group first) that :meth:`model` and
+    :meth:`posterior` condition on. Every sum runs over the noise grid,
+    each unit's table leaving out at most ``tail_mass``.
+    """
+
+    name: str
+    priors: dict[str, float]
+    known_counts: tuple[int, ...]
+    target_block: int = 0
+    true_count: int | None = None
+    rho_block: float | None = RHO_BLOCK
+    rho_parent: float | None = RHO_GROUP
+    convention: str = "paper"
+    mechanism: NoiseMechanism | None = None
+    invariant: bool = False
+    adversary: str = "published"
+    published: tuple[int, ...] | None = None
+    tail_mass: float = 1e-9
+    tie_rule: str = DEFAULT_TIE_RULE
+    description: str = ""
+
+    def __post_init__(self):
+        set_ = lambda field, value: object.__setattr__(self, field, value)  # noqa: E731
+        check_tie_rule(self.tie_rule)
+        if not isinstance(self.priors, dict) or not self.priors:
+            raise ValueError("priors must map at least one label to a probability p")
+        values = as_probability(list(self.priors.values()), "priors")
+        if np.any((values <= 0) | (values >= 1)):
+            raise ValueError(
+                f"priors must be probabilities strictly between 0 and 1, got {self.priors}"
+            )
+        known = as_counts(self.known_counts, "known_counts")
+        if known.ndim != 1 or known.size < 1:
+            raise ValueError(
+                f"known_counts must hold one count per block, got {self.known_counts!r}"
+            )
+        set_("known_counts", tuple(int(k) for k in known))
+        if not isinstance(self.target_block, int | np.integer) or not (
+            0 <= self.target_block < known.size
+        ):
+            raise ValueError(
+                f"target_block must be a block index from 0 to {known.size - 1}, "
+                f"got {self.target_block!r}"
+            )
+        m = self.known_counts[self.target_block]
+        if self.true_count is not None and self.true_count not in (m, m + 1):
+            raise ValueError(
+                f"true_count must be {m} or {m + 1} (known count m = {m}), got {self.true_count!r}"
+            )
+        if self.mechanism is None:
+            for name in ("rho_block", "rho_parent"):
+                scalar_positive(getattr(self, name), name)
+                resolve(getattr(self, name), self.convention, None, name)
+        elif not isinstance(self.mechanism, NoiseMechanism):
+            raise ValueError(f"mechanism must be a NoiseMechanism, got {self.mechanism!r}")
+        if self.adversary not in ADVERSARIES:
+            raise ValueError(
+                f"adversary must be one of {', '.join(ADVERSARIES)}, got {self.adversary!r}"
+            )
+        scalar_positive(self.tail_mass, "tail_mass")
+        if self.published is not None:
+            table = as_counts(self.published, "published")
+            if table.shape != (known.size + 1,):
+                raise ValueError(
+                    f"published must be {known.size + 1} counts (block group, then each block), "
+                    f"got {self.published!r}"
+                )
+            if table[0] != table[1:].sum():
+                raise ValueError(
+                    "published: the blocks must sum to the block group, as TopDown's do"
+                )
+            set_("published", tuple(int(t) for t in table))
+
+    # --- the hierarchy ---------------------------------------------------------------------
+
+    @property
+    def truth(self) -> int:
+        """The true count ``x1`` of the target's block (``m + 1`` unless given)."""
+        m = self.known_counts[self.target_block]
+        return m + 1 if self.true_count is None else int(self.true_count)
+
+    @property
+    def parents(self) -> np.ndarray:
+        return np.array([-1] + [0] * len(self.known_counts))
+
+    @property
+    def _known(self) -> np.ndarray:
+        return np.array([sum(self.known_counts), *self.known_counts], dtype=np.float64)
+
+    @property
+    def _path(self) -> np.ndarray:
+        path = np.zeros(len(self.known_counts) + 1)
+        path[[0, 1 + self.target_block]] = 1.0
+        return path
+
+    def mechanisms(self) -> tuple[NoiseMechanism, ...]:
+        """The noise of each unit: the block group first."""
+        if self.mechanism is not None:
+            return (self.mechanism,) * (len(self.known_counts) + 1)
+        parent = DiscreteGaussianNoise.from_rho(self.rho_parent, self.convention)
+        block = DiscreteGaussianNoise.from_rho(self.rho_block, self.convention)
+        return (parent,) + (block,) * len(self.known_counts)
+
+    @cached_property
+    def grid(self) -> NoiseGrid:
+        return noise_grid(self.mechanisms(), self.tail_mass)
+
+    @cached_property
+    def law(self) -> PublishedLaw:
+        """The published table's law on the grid (:func:`.adversaries.published_law`)."""
+        known, path, _, variances, parents, invariant = self._arguments()
+        return published_law(known, path, variances, parents, invariant, self.grid)
+
+    def _adversaries(self, p: float, truth: int):
+        return three_adversaries(
+            p, truth, self.mechanisms(), self._path, self.grid, self.law, self.tie_rule
+        )
+
+    def _arguments(self):
+        variances = np.array([m.variance for m in self.mechanisms()])
+        invariant = int(self._known[0]) if self.invariant else None
+        return self._known, self._path, self.mechanisms(), variances, self.parents, invariant
+
+    # --- measures --------------------------------------------------------------------------
+
+    def three_adversaries(self, prior_label: str | None = None) -> pd.DataFrame:
+        """The three adversaries side by side, for the truth and for the other value.
+
+        One row per adversary and truth (``x`` = 1: the target in the cell):
+        (3.3), (3.4), (3.6) and ``bayes_accuracy``, the probability of a
+        correct decision averaged over the prior (the same in both rows of an
+        adversary). Every value is exact up to ``omitted_mass``.
+        """
+        p = self.priors[prior_label_of(self.priors, prior_label)]
+        rows = [row for truth in (1, 0) for row in self._adversaries(p, truth)]
+        frame = pd.DataFrame([vars(r) for r in rows])
+        correct = frame.pivot(
+            index="adversary", columns="truth", values="correct_decision_probability"
+        )
+        accuracy = p * correct[1] + (1 - p) * correct[0]
+        frame["bayes_accuracy"] = frame["adversary"].map(accuracy)
+        return frame
+
+    def marginal_measures(self, prior_label: str | None = None) -> MarginalMeasures:
+        """(3.3), (3.4), (3.6) of :attr:`adversary` for the case's truth."""
+        p = self.priors[prior_label_of(self.priors, prior_label)]
+        truth = int(self.truth != self.known_counts[self.target_block])
+        rows = self._adversaries(p, truth)
+        row = next(r for r in rows if r.adversary == self.adversary)
+        return MarginalMeasures(
+            marginal_posterior=row.marginal_posterior,
+            marginal_risk=row.marginal_risk,
+            correct_decision_probability=row.correct_decision_probability,
+            prior_of_truth=p if truth else 1.0 - p,
+            omitted_mass=row.omitted_mass,
+            error_bound=row.omitted_mass,
+            details={"adversary": self.adversary, "noise_vectors": len(self.grid.weight)},
+            tie_rule=self.tie_rule,
+        )
+
+    # --- the adversary who sees one published table -----------------------------------------
+
+    def table_likelihood(self, table=None) -> np.ndarray:
+        """``(P[T | X1 = m], P[T | X1 = m+1])`` of a published table (default ``published``),
+        summed over the noise grid (exact up to its omitted mass)."""
+        target = self._table(table)
+        known, path, _, variances, parents, invariant = self._arguments()
+        result = []
+        for x in (0, 1):
+            root = None if invariant is None else invariant + x
+            tables = topdown_many(known + x * path + self.grid.noise, variances, parents, root)
+            _, (ids, wanted) = table_ids(tables, target)
+            result.append(float(self.grid.weight[ids == wanted[0]].sum()))
+        return np.array(result)
+
+    def simulated_table_likelihood(self, table=None, draws: int = 100_000, seed=0):
+        """:meth:`table_likelihood` by simulating noise and TopDown: ``(estimates, SEs)``.
+
+        For hierarchies whose grid is too large to sum; the estimate of each
+        probability is a binomial proportion over ``draws`` runs.
+        """
+        target = self._table(table)
+        if isinstance(draws, bool) or not isinstance(draws, int) or draws < 2:
+            raise ValueError(f"draws must be an integer >= 2, got {draws!r}")
+        known, path, mechanisms, variances, parents, invariant = self._arguments()
+        rng = np.random.default_rng(seed)
+        estimates = []
+        for x in (0, 1):
+            noise = np.stack([np.asarray(m.sample(draws, rng)) for m in mechanisms], axis=1)
+            root = None if invariant is None else invariant + x
+            tables = topdown_many(known + x * path + noise, variances, parents, root)
+            estimates.append(float(np.mean(np.all(tables == target, axis=1))))
+        estimates = np.array(estimates)
+        return estimates, np.sqrt(estimates * (1 - estimates) / draws)
+
+    def _table(self, table) -> np.ndarray:
+        table = self.published if table is None else table
+        if table is None:
+            raise ValueError("published: the case states no published table to condition on")
+        return np.asarray(table, dtype=np.int64)[None, :]
+
+    def posterior(self, prior_label: str | None = None) -> float:
+        """``P[X1 = m + 1 | published]`` under one prior."""
+        p = self.priors[prior_label_of(self.priors, prior_label)]
+        without, with_target = self.table_likelihood()
+        if without + with_target == 0:
+            raise ValueError("published: TopDown cannot publish this table from either value")
+        return float(p * with_target / (p * with_target + (1 - p) * without))
+
+    def model(self, prior_label: str | None = None) -> pm.Model:
+        """``X1`` (:class:`~adversary.distributions.BernoulliCount`) and the published table's
+        log likelihood as a ``pm.Potential`` (the table's law has no closed form)."""
+        p = self.priors[prior_label_of(self.priors, prior_label)]
+        m = self.known_counts[self.target_block]
+        with np.errstate(divide="ignore"):
+            log_likelihood = np.log(self.table_likelihood())
+        with pm.Model() as model:
+            x1 = BernoulliCount("X1", known=m, p=p)
+            pm.Potential("published_table", pt.as_tensor_variable(log_likelihood)[x1 - m])
+        return model

@@ -1,0 +1,124 @@
+"""The adversary who sees TopDown's tables: three adversaries, exact sums, the data-processing
+inequality."""
+
+import numpy as np
+import pytest
+
+from adversary.inference import enumerate_posterior
+from adversary.reproduction import PRIORS, RHO_BLOCK, RHO_GROUP
+from adversary.scenarios.multi_level import marginals
+from adversary.scenarios.published_tables import PublishedTablesCase
+
+
+@pytest.mark.parametrize("convention", ["paper", "das"])
+@pytest.mark.parametrize("truth", [None, 0])
+def test_noisy_adversary_is_the_two_level_attack(convention, truth):
+    """The measurements-only adversary sees the block and the block group: S1.3 with ℓ = 2."""
+    case = PublishedTablesCase(
+        "bg",
+        {"p": 0.2},
+        known_counts=(0, 3),
+        true_count=truth,
+        convention=convention,
+        adversary="noisy",
+    )
+    got = case.marginal_measures()
+    expected = marginals(0.2, [RHO_BLOCK, RHO_GROUP], true_count=truth, convention=convention)
+    assert got.marginal_posterior == pytest.approx(float(expected.marginal_posterior), abs=1e-8)
+    assert got.correct_decision_probability == pytest.approx(
+        float(expected.correct_decision_probability), abs=1e-8
+    )
+    assert got.error_bound < 1e-8
+
+
+@pytest.mark.parametrize(
+    ("known", "scale", "convention"),
+    [
+        ((0, 3), 1.0, "paper"),
+        ((0, 3), 1.0, "das"),
+        ((0, 3), 0.25, "paper"),
+        ((5, 5), 8.0, "paper"),
+        ((2, 0, 1), 2.0, "paper"),
+        ((2, 0, 1), 8.0, "das"),
+    ],
+)
+def test_tables_never_beat_the_measurements(known, scale, convention):
+    """Data-processing inequality: TopDown's tables are a function of the measurements, so
+    the Bayes accuracy (P[correct] averaged over the prior) from them is never larger; the
+    adversary with both is the measurements' adversary."""
+    for label in PRIORS:
+        case = PublishedTablesCase(
+            "bg",
+            PRIORS,
+            known_counts=known,
+            rho_block=RHO_BLOCK * scale,
+            rho_parent=RHO_GROUP * scale,
+            convention=convention,
+        )
+        table = case.three_adversaries(label).set_index(["adversary", "truth"])
+        accuracy = table["bayes_accuracy"]
+        bound = table["omitted_mass"].max()
+        assert accuracy["published", 1] <= accuracy["noisy", 1] + bound
+        both, noisy = table.loc["both"], table.loc["noisy"]
+        np.testing.assert_allclose(both.to_numpy(dtype=float), noisy.to_numpy(dtype=float))
+
+
+def test_post_processing_loses_information_where_counts_are_small():
+    """At the 2020 ρ a unique target's block count is often pushed to 0 or rounded:
+    the tables' Bayes accuracy is strictly below the measurements'."""
+    case = PublishedTablesCase("bg", {"1/2": 0.5}, known_counts=(0, 3))
+    accuracy = case.three_adversaries().groupby("adversary")["bayes_accuracy"].first()
+    assert accuracy["published"] < accuracy["noisy"] - 0.005
+
+
+def test_an_invariant_block_group_count_discloses_the_target():
+    """Publishing the block group's true count exactly tells an adversary who knows everyone
+    else whether the target is in the cell."""
+    case = PublishedTablesCase("bg", {"1/10": 0.1}, known_counts=(0, 3), invariant=True)
+    table = case.three_adversaries().set_index(["adversary", "truth"])
+    for adversary in ("published", "both"):
+        assert table.loc[(adversary, 1), "marginal_posterior"] == pytest.approx(1.0, abs=1e-9)
+        assert table.loc[(adversary, 1), "correct_decision_probability"] == pytest.approx(
+            1.0, abs=1e-9
+        )
+
+
+def test_table_likelihood_by_the_grid_and_by_simulation():
+    case = PublishedTablesCase("bg", PRIORS, known_counts=(0, 3), published=(4, 1, 3))
+    exact = case.table_likelihood()
+    simulated, errors = case.simulated_table_likelihood(draws=100_000, seed=4)
+    assert np.all(np.abs(simulated - exact) < 4 * errors)
+    # the likelihoods of every table sum to 1 - omitted mass
+    grid = case.grid
+    assert grid.weight.sum() == pytest.approx(1.0, abs=2 * grid.omitted_mass + 1e-12)
+
+
+def test_posterior_of_a_published_table_and_its_pymc_model():
+    case = PublishedTablesCase("bg", PRIORS, known_counts=(0, 3), published=(4, 1, 3))
+    without, with_target = case.table_likelihood()
+    for label, p in PRIORS.items():
+        expected = p * with_target / (p * with_target + (1 - p) * without)
+        assert case.posterior(label) == pytest.approx(expected, rel=1e-12)
+        table = enumerate_posterior(case.model(label))
+        assert float(table.marginal("X1").sel(X1=1)) == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"priors": {"p": 1.0}}, "strictly between 0 and 1"),
+        ({"known_counts": (-1, 2)}, "known_counts"),
+        ({"target_block": 2}, "target_block must be"),
+        ({"true_count": 3}, "true_count must be 0 or 1"),
+        ({"rho_block": -1.0}, "rho_block"),
+        ({"adversary": "oracle"}, "adversary must be one of"),
+        ({"published": (4, 1)}, "published must be 3 counts"),
+        ({"published": (4, 1, 1)}, "must sum to the block group"),
+        ({"tail_mass": 1e-300, "rho_block": 1e-6}, "tail_mass: the hierarchy's noise grid"),
+    ],
+)
+def test_bad_input_names_the_argument(changes, message):
+    arguments = {"name": "bg", "priors": {"p": 0.5}, "known_counts": (0, 3), **changes}
+    with pytest.raises(ValueError, match=message):
+        case = PublishedTablesCase(**arguments)
+        case.marginal_measures()
