@@ -25,15 +25,17 @@ def log_likelihoods(residuals: np.ndarray, incidence: np.ndarray, mechanisms) ->
     """``log P[e | t]`` for each release set (rows of ``residuals``) and possible cell ``t``.
 
     ``residuals`` has shape ``(releases, looks)``: each released count minus
-    the others' known contribution. Returns shape ``(releases, cells)``;
+    the others' known contribution. ``incidence[o, t]`` is how many times
+    look ``o`` counts the target in cell ``t`` (0 or 1 for a count; ``k`` for
+    a sum of ``k`` releases of the target's count). Returns shape ``(releases, cells)``;
     ``-inf`` where a bounded noise cannot produce a look from that cell.
     """
     residuals = np.asarray(residuals, dtype=np.int64)
     result = np.zeros((residuals.shape[0], incidence.shape[1]))
     for look, mechanism in enumerate(mechanisms):
-        without = mechanism.logpmf(residuals[:, look])
-        holding = mechanism.logpmf(residuals[:, look] - 1)
-        result += np.where(incidence[look][None, :], holding[:, None], without[:, None])
+        shifts = np.asarray(incidence[look], dtype=np.int64)
+        for shift in np.unique(shifts):
+            result[:, shifts == shift] += mechanism.logpmf(residuals[:, look] - shift)[:, None]
     return result
 
 
