@@ -20,7 +20,7 @@ def test_noisy_adversary_is_the_two_level_attack(convention, truth):
         known_counts=(0, 3),
         true_count=truth,
         convention=convention,
-        adversary="noisy",
+        post_processing="none",
     )
     got = case.marginal_measures()
     expected = marginals(0.2, [RHO_BLOCK, RHO_GROUP], true_count=truth, convention=convention)
@@ -111,7 +111,7 @@ def test_posterior_of_a_published_table_and_its_pymc_model():
         ({"target_block": 2}, "target_block must be"),
         ({"true_count": 3}, "true_count must be 0 or 1"),
         ({"rho_block": -1.0}, "rho_block"),
-        ({"adversary": "oracle"}, "adversary must be one of"),
+        ({"post_processing": "oracle"}, "post_processing must be one of"),
         ({"published": (4, 1)}, "published must be 3 counts"),
         ({"published": (4, 1, 1)}, "must sum to the block group"),
         ({"tail_mass": 1e-300, "rho_block": 1e-6}, "tail_mass: the hierarchy's noise grid"),

@@ -15,11 +15,12 @@ truth is summed over every noise vector of the hierarchy (:mod:`.grid`).
 from __future__ import annotations
 
 from .adversaries import ADVERSARIES, AdversaryMeasures, three_adversaries
-from .case import PublishedTablesCase
+from .case import POST_PROCESSING, PublishedTablesCase
 from .grid import NoiseGrid, noise_grid
 
 __all__ = [
     "ADVERSARIES",
+    "POST_PROCESSING",
     "AdversaryMeasures",
     "NoiseGrid",
     "PublishedTablesCase",

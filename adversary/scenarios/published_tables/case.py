@@ -20,10 +20,14 @@ from ...measures.protocol import prior_label as prior_label_of
 from ...noise.mechanisms import DiscreteGaussianNoise, NoiseMechanism
 from ...reproduction import RHO_BLOCK, RHO_GROUP
 from ...topdown import topdown_many
-from .adversaries import ADVERSARIES, PublishedLaw, published_law, three_adversaries
+from .adversaries import PublishedLaw, published_law, three_adversaries
 from .grid import NoiseGrid, noise_grid, table_ids
 
-__all__ = ["PublishedTablesCase"]
+__all__ = ["POST_PROCESSING", "PublishedTablesCase"]
+
+#: What the adversary sees, by ``post_processing``: the noisy measurements (``"none"``), TopDown's
+#: published tables (``"topdown"``) or both; the values are the adversaries' names.
+POST_PROCESSING = {"none": "noisy", "topdown": "published", "both": "both"}
 
 
 @dataclass(frozen=True)
@@ -41,8 +45,9 @@ class PublishedTablesCase(CaseFields):
     ``mechanism`` for every unit. TopDown (:func:`adversary.topdown.topdown`)
     makes the published tables: the block group's measurement (or, with
     ``invariant=True``, its true count) rounded, then the blocks fitted to it
-    and rounded keeping it. ``adversary`` (``"noisy"``, ``"published"`` or
-    ``"both"``) is what :meth:`marginal_measures` reports; ``published`` is a
+    and rounded keeping it. ``post_processing`` is what the adversary of
+    :meth:`marginal_measures` sees: ``"none"`` (the noisy measurements),
+    ``"topdown"`` (the published tables) or ``"both"``; ``published`` is a
     published table (block group first) that :meth:`model` and
     :meth:`posterior` condition on. Every sum runs over the noise grid,
     each unit's table leaving out at most ``tail_mass``.
@@ -58,7 +63,7 @@ class PublishedTablesCase(CaseFields):
     convention: str = "paper"
     mechanism: NoiseMechanism | None = None
     invariant: bool = False
-    adversary: str = "published"
+    post_processing: str = "topdown"
     published: tuple[int, ...] | None = None
     tail_mass: float = 1e-9
     tie_rule: str = DEFAULT_TIE_RULE
@@ -98,9 +103,10 @@ class PublishedTablesCase(CaseFields):
                 resolve(getattr(self, name), self.convention, None, name)
         elif not isinstance(self.mechanism, NoiseMechanism):
             raise ValueError(f"mechanism must be a NoiseMechanism, got {self.mechanism!r}")
-        if self.adversary not in ADVERSARIES:
+        if self.post_processing not in POST_PROCESSING:
             raise ValueError(
-                f"adversary must be one of {', '.join(ADVERSARIES)}, got {self.adversary!r}"
+                f"post_processing must be one of {', '.join(POST_PROCESSING)}, "
+                f"got {self.post_processing!r}"
             )
         scalar_positive(self.tail_mass, "tail_mass")
         if self.published is not None:
@@ -187,11 +193,11 @@ class PublishedTablesCase(CaseFields):
         return frame
 
     def marginal_measures(self, prior_label: str | None = None) -> MarginalMeasures:
-        """(3.3), (3.4), (3.6) of :attr:`adversary` for the case's truth."""
+        """(3.3), (3.4), (3.6) for the truth, of the adversary :attr:`post_processing` names."""
         p = self.priors[prior_label_of(self.priors, prior_label)]
         truth = int(self.truth != self.known_counts[self.target_block])
         rows = self._adversaries(p, truth)
-        row = next(r for r in rows if r.adversary == self.adversary)
+        row = next(r for r in rows if r.adversary == POST_PROCESSING[self.post_processing])
         return MarginalMeasures(
             marginal_posterior=row.marginal_posterior,
             marginal_risk=row.marginal_risk,
@@ -199,7 +205,7 @@ class PublishedTablesCase(CaseFields):
             prior_of_truth=p if truth else 1.0 - p,
             omitted_mass=row.omitted_mass,
             error_bound=row.omitted_mass,
-            details={"adversary": self.adversary, "noise_vectors": len(self.grid.weight)},
+            details={"adversary": row.adversary, "noise_vectors": len(self.grid.weight)},
             tie_rule=self.tie_rule,
         )
 
