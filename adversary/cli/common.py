@@ -55,8 +55,19 @@ def one_line(error: BaseException) -> str:
     return lines[0] if lines else type(error).__name__
 
 
+#: ``--post-processing`` values (the keys of
+#: :data:`adversary.scenarios.published_tables.POST_PROCESSING`, not imported: the command line
+#: starts without PyMC).
+POST_PROCESSING_CHOICES = ("none", "topdown", "both")
+_HAS = {
+    "queries": "MultiQueryCase, e.g. the shipped every_query",
+    "post_processing": "PublishedTablesCase, e.g. the shipped published_tables",
+}
+
+
 def add_attack_arguments(parser, *, positional: bool = True) -> None:
-    """``MODEL_FILE`` (or ``--model``) and ``--tie-rule``: which attack, and how ties count."""
+    """``MODEL_FILE`` (or ``--model``), ``--tie-rule`` and what the release holds: which
+    attack, how ties count, and ``--queries`` / ``--post-processing`` for cases that have them."""
     if positional:
         parser.add_argument("model", metavar="MODEL_FILE", help="model file or shipped case name")
     parser.add_argument(
@@ -64,6 +75,19 @@ def add_attack_arguments(parser, *, positional: bool = True) -> None:
         choices=TIE_RULES,
         default=None,
         help="how a tied decision counts in P[correct] (default: the attack's own, split)",
+    )
+    parser.add_argument(
+        "--queries",
+        default=None,
+        help="the PL 94-171 queries the adversary sees: detailed, all, or names separated by "
+        "commas (race,detailed); cases with a queries field (MultiQueryCase)",
+    )
+    parser.add_argument(
+        "--post-processing",
+        choices=POST_PROCESSING_CHOICES,
+        default=None,
+        help="what the adversary sees: the noisy measurements (none), TopDown's published "
+        "tables (topdown) or both; cases with a post_processing field (PublishedTablesCase)",
     )
     add_memory_budget_argument(parser)
 
@@ -80,8 +104,38 @@ def add_memory_budget_argument(parser) -> None:
 
 
 def attack_from(args):
-    """The attack ``args.model`` declares, with ``--tie-rule`` applied when given."""
+    """The attack ``args.model`` declares, with ``--tie-rule``, ``--queries`` and
+    ``--post-processing`` applied when given."""
     case = load_case(args.model)
     if args.tie_rule is not None:
         case = case.replace(tie_rule=args.tie_rule)
+    options = {
+        "queries": _queries(getattr(args, "queries", None)),
+        "post_processing": getattr(args, "post_processing", None),
+    }
+    for field, value in options.items():
+        if value is None:
+            continue
+        flag = "--" + field.replace("_", "-")
+        if field not in case.parameters():
+            raise ValueError(
+                f"{flag}: the attack {case.name!r} has no {field} parameter "
+                f"(cases that have one: {_HAS[field]})"
+            )
+        case = case.replace(**{field: value})
     return case
+
+
+def _queries(text: str | None):
+    """``--queries``: a named set (``detailed``, ``all``) or query names separated by commas."""
+    if text is None:
+        return None
+    from ..scenarios.multi_query import query_names
+
+    names = tuple(name.strip() for name in text.split(","))
+    if len(names) == 1:
+        return names[0]
+    try:
+        return query_names(names)
+    except ValueError as error:
+        raise ValueError(f"--{error}") from None

@@ -56,6 +56,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from .._output import checked_folder, staged
 from ..analyses.compare import MEASURES, sweep, to_table
@@ -193,8 +194,12 @@ def _as_text(case, table, over, files) -> str:
     )
     if over:
         lines.append("swept: " + ", ".join(f"{n} ({len(v)} values)" for n, v in over.items()))
-    shown = table[["p", *MEASURES[:4]]].rename(
+    prior_column = "p"
+    if not pd.api.types.is_numeric_dtype(table["p"]):  # a prior over values: its truth
+        prior_column = "prior_of_truth"
+    shown = table[[prior_column, *MEASURES[:4]]].rename(
         columns={
+            "prior_of_truth": "prior of truth",
             "marginal_posterior": "marg. posterior",
             "marginal_risk": "marg. risk",
             "correct_decision_probability": "P[correct]",

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..reproduction import PRIORS
-from ..scenarios.multi_query import MultiQueryCase
+from ..scenarios.multi_query import MultiQueryCase, cell_prior
 from ..scenarios.reconstruction import REDUCED
 
 __all__ = ["DARE_TARGET", "query_table"]
@@ -37,15 +37,8 @@ _LEVELS = ("us", "state", "county", "tract", "block_group", "block")
 HISPANIC_SHARE = 0.19
 
 
-def _cell_prior(p: float) -> np.ndarray:
-    cell = int(np.ravel_multi_index(tuple(DARE_TARGET.values()), REDUCED.sizes))
-    prior = np.full(REDUCED.n_cells, (1.0 - p) / (REDUCED.n_cells - 1))
-    prior[cell] = p
-    return prior
-
-
 def _attacks(priors: dict) -> list[tuple[str, MultiQueryCase]]:
-    cell_priors = {label: _cell_prior(p) for label, p in priors.items()}
+    cell_priors = {label: cell_prior(DARE_TARGET, p) for label, p in priors.items()}
     hispanic = {label: np.zeros(REDUCED.n_cells) for label in ("0.19",)}
     for vector in hispanic.values():
         vector[:] = REDUCED.independent_prior(

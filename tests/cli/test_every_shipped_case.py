@@ -15,10 +15,12 @@ from adversary.cli import main
 from adversary.model_files import shipped_cases
 
 ATTACKS = ["dare_county", "granville_county", "post_processed", "unique_many_levels"]
-ATTACKS += ["unknown_ethnicity"]
+ATTACKS += ["unknown_ethnicity", "every_query", "published_tables", "differencing"]
 FIELDS = {"granville_county": "rho1", "unique_many_levels": "rhos[0]"}
+FIELDS |= {"every_query": "rho_total", "published_tables": "rho_block"}
+MAX_RISK = {"published_tables": "2.5"}
 # Six releases of one count: the slowest case; one prior.
-PRIOR = {"unique_many_levels": ["--prior", "1/2"]}
+PRIOR = {name: ["--prior", "1/2"] for name in ("unique_many_levels", "every_query", "differencing")}
 QUICK_SEARCH = ["--rho-min", "0.01", "--rho-max", "10", "--points-per-decade", "2"]
 QUICK_SEARCH += ["--tolerance", "0.05"]
 
@@ -29,7 +31,8 @@ def _argv(command: str, case: str, out) -> list[str]:
     if command == "choose-rho":
         field = ["--field", FIELDS[case]] if case in FIELDS else []
         prior = PRIOR.get(case, [])
-        return ["choose-rho", case, "--max-risk", "1.5", *field, *prior, *QUICK_SEARCH]
+        most = MAX_RISK.get(case, "1.5")
+        return ["choose-rho", case, "--max-risk", most, *field, *prior, *QUICK_SEARCH]
     if command == "risk":
         return ["risk", case, "--out", str(out)]
     return [command, case]

@@ -114,3 +114,27 @@ def test_averaging_success_of_discrete_gaussian_repeats_by_its_sum():
 def test_bad_input_names_the_argument(changes, message):
     with pytest.raises(ValueError, match=message):
         DifferencingCase(**{"name": "d", "priors": {"p": 0.5}, **changes})
+
+
+@pytest.mark.parametrize("mechanism", [None, CELL_KEY])
+def test_posterior_and_its_pymc_model(mechanism):
+    from adversary.inference import enumerate_posterior
+
+    rho = None if mechanism else RHO_BLOCK
+    case = DifferencingCase(
+        "d",
+        PRIORS,
+        repeats=3,
+        differences=(2,),
+        rho=rho,
+        mechanism=mechanism,
+        observed_releases=(3, 2, 1, 1) if mechanism else (3, 1),
+    )
+    for label, p in PRIORS.items():
+        # Bayes' theorem by hand over the looks' pmfs
+        odds = p / (1 - p)
+        for look, value in zip(case.looks(), case.observed_releases, strict=True):
+            odds *= look.mechanism.pmf(value - look.shift) / look.mechanism.pmf(value)
+        assert case.posterior(label) == pytest.approx(odds / (1 + odds), rel=1e-12)
+        table = enumerate_posterior(case.model(label))
+        assert float(table.marginal("X1").sel(X1=1)) == pytest.approx(odds / (1 + odds), rel=1e-9)

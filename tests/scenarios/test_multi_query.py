@@ -146,7 +146,7 @@ def test_monte_carlo_agrees_with_the_exact_release_grid(question):
         truth=TARGET,
         question=question,
         queries=["race", "detailed"] if question == "cell" else ["detailed"],
-        scale=40.0,
+        rho_total=40 * 2.56,
         replications=40_000,
         seed=3,
     )

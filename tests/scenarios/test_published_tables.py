@@ -122,3 +122,10 @@ def test_bad_input_names_the_argument(changes, message):
     with pytest.raises(ValueError, match=message):
         case = PublishedTablesCase(**arguments)
         case.marginal_measures()
+
+
+def test_the_command_line_choices_are_the_cases():
+    from adversary.cli.common import POST_PROCESSING_CHOICES
+    from adversary.scenarios.published_tables import POST_PROCESSING
+
+    assert POST_PROCESSING_CHOICES == tuple(POST_PROCESSING)

@@ -30,8 +30,10 @@ import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
+import pymc as pm
 
-from ..._validation import as_counts, as_probability
+from ..._validation import as_counts, as_integers, as_probability
+from ...distributions import BernoulliCount, NoiseRelease
 from ...measures.decision import DEFAULT_TIE_RULE, check_tie_rule
 from ...measures.marginal import MarginalMeasures
 from ...measures.noise import resolve
@@ -69,7 +71,11 @@ class DifferencingCase(CaseFields):
     published total the adversary differences (one entry per total, e.g.
     ``(1, 6)``: a two-cell total and a seven-cell one). Each released count
     has the noise of ``rho`` under ``convention`` (σ² = 1/(2ρ) paper, 1/ρ
-    DAS) or ``mechanism``. ``method``, ``replications`` and ``seed`` as in
+    DAS) or ``mechanism``. ``observed_releases`` are the looks' values, in the
+    order of :meth:`looks` (each is ``shift · X1`` plus its noise: a released
+    count, a total minus its other cells, or the sum of pooled repeats), which
+    :meth:`model` and :meth:`posterior` condition on. ``method``,
+    ``replications`` and ``seed`` as in
     :func:`~adversary.scenarios.multi_query.look_measures`.
     """
 
@@ -82,6 +88,7 @@ class DifferencingCase(CaseFields):
     rho: float | None = RHO_BLOCK
     convention: str = "paper"
     mechanism: NoiseMechanism | None = None
+    observed_releases: tuple[int, ...] | None = None
     method: str = "auto"
     replications: int = 20_000
     seed: int = 0
@@ -116,6 +123,36 @@ class DifferencingCase(CaseFields):
         resolve(self.rho, self.convention, self.mechanism)
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {', '.join(METHODS)}, got {self.method!r}")
+
+    def _observed(self) -> np.ndarray:
+        if self.observed_releases is None:
+            raise ValueError("observed_releases: the case states no looks to condition on")
+        observed = as_integers(list(self.observed_releases), "observed_releases")
+        if observed.shape != (len(self.looks()),):
+            labels = [look.label for look in self.looks()]
+            raise ValueError(f"observed_releases must be one value per look {labels}")
+        return observed
+
+    def posterior(self, prior_label: str | None = None) -> float:
+        """``P[X1 = m + 1 | observed_releases]`` under one prior."""
+        p = self.priors[prior_label_of(self.priors, prior_label)]
+        m, log_odds = int(self.known_count), np.log(p) - np.log1p(-p)
+        for look, value in zip(self.looks(), self._observed(), strict=True):
+            log_odds += look.mechanism.logpmf(value - look.shift * (m + 1)) - look.mechanism.logpmf(
+                value - look.shift * m
+            )
+        return float(1.0 / (1.0 + np.exp(-log_odds)))
+
+    def model(self, prior_label: str | None = None) -> pm.Model:
+        """``X1`` (:class:`~adversary.distributions.BernoulliCount`) and one
+        :func:`~adversary.distributions.NoiseRelease` per look, observed."""
+        p = self.priors[prior_label_of(self.priors, prior_label)]
+        observed = self._observed()
+        with pm.Model() as model:
+            x1 = BernoulliCount("X1", known=int(self.known_count), p=p)
+            for i, look in enumerate(self.looks()):
+                NoiseRelease(f"look_{i}", look.shift * x1, look.mechanism, observed=observed[i])
+        return model
 
     @property
     def truth(self) -> int:

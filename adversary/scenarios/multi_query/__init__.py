@@ -18,7 +18,7 @@ the exact likelihood (a sum of the mechanisms' log-pmfs,
 
 from __future__ import annotations
 
-from .case import CELL, MultiQueryCase
+from .case import CELL, MultiQueryCase, cell_prior
 from .looks import QUERY_SETS, TargetLooks, query_names, target_looks
 from .measures import look_measures
 
@@ -27,6 +27,7 @@ __all__ = [
     "QUERY_SETS",
     "MultiQueryCase",
     "TargetLooks",
+    "cell_prior",
     "look_measures",
     "query_names",
     "target_looks",

@@ -12,6 +12,7 @@ import pytensor.tensor as pt
 import xarray as xr
 
 from ..._validation import as_index, scalar_positive
+from ...budget import get_preset
 from ...measures.decision import DEFAULT_TIE_RULE, check_tie_rule
 from ...measures.marginal import MarginalMeasures
 from ...measures.protocol import CaseFields
@@ -24,10 +25,22 @@ from .likelihood import class_log_posteriors, log_likelihoods
 from .looks import TargetLooks, query_names, target_looks
 from .measures import METHODS, look_measures
 
-__all__ = ["CELL", "MultiQueryCase"]
+__all__ = ["CELL", "MultiQueryCase", "cell_prior"]
 
 #: ``question`` of the single-block attack: is the target in the cell of interest?
 CELL = "cell"
+
+
+def cell_prior(cell: dict, p: float, classification: Classification = REDUCED) -> np.ndarray:
+    """A prior over the cells: ``p`` on ``cell`` (``{attribute: level}``), the rest spread evenly
+    over the other cells (the adversary of Kazan & Reiter's single-block attack, whose prior is
+    only ``p``)."""
+    index = int(
+        np.ravel_multi_index(tuple(cell[a] for a in classification.names), classification.sizes)
+    )
+    prior = np.full(classification.n_cells, (1.0 - p) / (classification.n_cells - 1))
+    prior[index] = p
+    return prior
 
 
 @dataclass(frozen=True)
@@ -52,8 +65,9 @@ class MultiQueryCase(CaseFields):
     ``truth`` is the target's cell (an index, a label of the classification's
     ``cell_labels()`` or ``{attribute: level}``; stored as the index).
     ``queries`` is ``"detailed"``, ``"all"`` or a list of PL 94-171 query
-    names; each count's ρ is its query's share of ``budget`` at its level
-    times ``scale``, its noise the discrete Gaussian of
+    names; each count's ρ is its query's share at its level of ``budget``'s
+    total ρ ``rho_total`` (default, and stored: the budget's, 2.56 for the 2020
+    persons file; another value scales the whole budget), its noise the discrete Gaussian of
     ``convention`` (σ² = 1/(2ρ) for ``"paper"``, 1/ρ for ``"das"``) or
     ``mechanism`` for every count. ``releases`` are the looks' noisy counts
     minus the others' contribution, in the order of :meth:`looks` (only
@@ -70,7 +84,7 @@ class MultiQueryCase(CaseFields):
     queries: str | tuple[str, ...] = "detailed"
     levels: tuple[str, ...] = ("block",)
     budget: str = "pl94-2020-persons"
-    scale: float = 1.0
+    rho_total: float | None = None
     convention: str = "paper"
     mechanism: NoiseMechanism | None = None
     classification: Classification = REDUCED
@@ -103,7 +117,9 @@ class MultiQueryCase(CaseFields):
             set_("cell", self._cell(self.cell, "cell"))
         set_("queries", query_names(self.queries))
         set_("levels", (self.levels,) if isinstance(self.levels, str) else tuple(self.levels))
-        set_("scale", scalar_positive(self.scale, "scale"))
+        if self.rho_total is None:  # the budget's own, stored: choose_rho can vary it
+            set_("rho_total", float(get_preset(self.budget).rho_total))
+        set_("rho_total", scalar_positive(self.rho_total, "rho_total"))
         noise_variance(1.0, self.convention)
         if self.mechanism is not None and not isinstance(self.mechanism, NoiseMechanism):
             raise ValueError(f"mechanism must be a NoiseMechanism, got {self.mechanism!r}")
@@ -187,7 +203,7 @@ class MultiQueryCase(CaseFields):
             self.queries,
             self.levels,
             self.budget,
-            self.scale,
+            self.rho_total,
         )
         if self.question == CELL:
             classes = (possible == self.cell_of_interest).astype(np.int64)

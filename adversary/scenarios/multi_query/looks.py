@@ -77,22 +77,24 @@ def target_looks(
     queries,
     levels=("block",),
     budget: str = "pl94-2020-persons",
-    scale: float = 1.0,
+    rho_total: float | None = None,
 ) -> TargetLooks:
     """The counts of ``queries`` at ``levels`` that hold a ``watched`` cell, as looks at the target.
 
     ``possible`` and ``watched`` are indices of cells of ``classification``;
-    each query's ρ at each level is its share of ``budget`` times ``scale``
-    (a query the preset does not measure at a level, ρ = 0, gives no count).
+    each query's ρ at each level is its share of ``budget``'s total ρ, or of
+    ``rho_total`` when given (a query the preset does not measure at a level,
+    ρ = 0, gives no count).
     """
     preset = get_preset(budget)
+    scale = 1.0 if rho_total is None else float(rho_total) / float(preset.rho_total)
     levels = (levels,) if isinstance(levels, str) else tuple(levels)
     if not levels:
         raise ValueError("levels must name at least one level of the budget preset")
     labels, rhos, rows, uninformative = [], [], [], []
     for level in levels:
         for query in query_names(queries):
-            rho = float(preset.rho(level, query)) * float(scale)
+            rho = float(preset.rho(level, query)) * scale
             if rho == 0.0:
                 continue
             margin = classification.margin_of_cells(PL94_QUERIES[query])
