@@ -129,3 +129,87 @@ def test_the_command_line_choices_are_the_cases():
     from adversary.scenarios.published_tables import POST_PROCESSING
 
     assert POST_PROCESSING_CHOICES == tuple(POST_PROCESSING)
+
+
+ETHNICITY = ("not Hispanic", "Hispanic")
+
+
+def _attribute_case(**changes):
+    from adversary.scenarios.published_tables import PublishedAttributeCase
+
+    arguments = {
+        "name": "ua",
+        "categories": ETHNICITY,
+        "priors": {"0.81": (0.81, 0.19), "1/2": (0.5, 0.5)},
+        "known_counts": ((0, 3), (1, 0)),
+        "true_category": "Hispanic",
+        **changes,
+    }
+    return PublishedAttributeCase(**arguments)
+
+
+@pytest.mark.parametrize("convention", ["paper", "das"])
+def test_attribute_noisy_adversary_is_the_two_level_multi_query_attack(convention):
+    from adversary.scenarios.multi_query import MultiQueryCase
+
+    case = _attribute_case(convention=convention, post_processing="none")
+    truth = {"hhgq": 0, "voting_age": 1, "hispanic": 1, "race": 1}
+    marginals = {"hhgq": [0.5, 0.5], "voting_age": [0.5, 0.5], "hispanic": [0.81, 0.19]}
+    marginals["race"] = [1 / 7] * 7
+    looks = MultiQueryCase(
+        "mq",
+        {"m": marginals},
+        truth=truth,
+        question="hispanic",
+        levels=("block", "block_group"),
+        convention=convention,
+        method="exact",
+    )
+    got, expected = case.marginal_measures("0.81"), looks.marginal_measures()
+    assert got.method == "exact"
+    for name in ("marginal_posterior", "correct_decision_probability"):
+        assert getattr(got, name) == pytest.approx(getattr(expected, name), abs=1e-8)
+
+
+@pytest.mark.parametrize("known", [((0, 3), (1, 0)), ((2, 2), (0, 0))])
+def test_attribute_tables_never_beat_the_measurements(known):
+    case = _attribute_case(known_counts=known)
+    for label in case.priors:
+        accuracy = case.bayes_accuracy(label)
+        assert accuracy["published"] <= accuracy["noisy"] + 1e-8
+    both = case.replace(post_processing="both").marginal_measures("1/2")
+    noisy = case.replace(post_processing="none").marginal_measures("1/2")
+    assert both.as_dict() == noisy.as_dict()
+
+
+def test_attribute_posterior_of_published_tables_and_its_model():
+    case = _attribute_case(published=((4, 1, 3), (1, 1, 0)))
+    for label in case.priors:
+        prior = np.array(case.priors[label])
+        cells = [
+            PublishedTablesCase(
+                "cell", {"p": 0.5}, known_counts=row, published=table
+            ).table_likelihood()
+            for row, table in zip(case.known_counts, case.published, strict=True)
+        ]
+        # P[T | C = k] = P[T_k | in] * prod of the other cells' P[T_c | out]
+        joint = prior * np.array([cells[0][1] * cells[1][0], cells[0][0] * cells[1][1]])
+        np.testing.assert_allclose(case.posterior(label), joint / joint.sum(), rtol=1e-10)
+        table = enumerate_posterior(case.model(label))
+        np.testing.assert_allclose(table.marginal("C").values, joint / joint.sum(), rtol=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"categories": ("a",)}, "categories must name K >= 2"),
+        ({"known_counts": ((0, 3),)}, "known_counts must hold one row"),
+        ({"priors": {"x": (1.0, 0.0)}}, r"priors\['x'\] must be 2 probabilities > 0"),
+        ({"true_category": "other"}, "true_category must be one of"),
+        ({"target_block": 5}, "target_block must be"),
+        ({"post_processing": "all"}, "post_processing must be one of"),
+    ],
+)
+def test_attribute_bad_input_names_the_argument(changes, message):
+    with pytest.raises(ValueError, match=message):
+        _attribute_case(**changes)

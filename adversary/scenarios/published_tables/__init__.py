@@ -8,6 +8,8 @@ whole block group are the release, and the likelihood of a table given the
 truth is summed over every noise vector of the hierarchy (:mod:`.grid`).
 
 - :class:`PublishedTablesCase` — the single-block attack in a block group;
+- :class:`PublishedAttributeCase` — the unknown-attribute attack there
+  (:mod:`.attribute`);
 - :func:`three_adversaries` — the noisy-measurement, published-table and
   both adversaries side by side (:mod:`.adversaries`).
 """
@@ -15,6 +17,7 @@ truth is summed over every noise vector of the hierarchy (:mod:`.grid`).
 from __future__ import annotations
 
 from .adversaries import ADVERSARIES, AdversaryMeasures, three_adversaries
+from .attribute_case import PublishedAttributeCase
 from .case import POST_PROCESSING, PublishedTablesCase
 from .grid import NoiseGrid, noise_grid
 
@@ -23,6 +26,7 @@ __all__ = [
     "POST_PROCESSING",
     "AdversaryMeasures",
     "NoiseGrid",
+    "PublishedAttributeCase",
     "PublishedTablesCase",
     "noise_grid",
     "three_adversaries",

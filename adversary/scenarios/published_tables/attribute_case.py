@@ -1,0 +1,237 @@
+"""The unknown-attribute attack on TopDown's tables: :class:`PublishedAttributeCase`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pymc as pm
+import pytensor.tensor as pt
+from scipy.special import logsumexp
+
+from ..._validation import as_counts, scalar_positive
+from ...measures.decision import DEFAULT_TIE_RULE, check_tie_rule
+from ...measures.marginal import MarginalMeasures
+from ...measures.protocol import CaseFields
+from ...measures.protocol import prior_label as prior_label_of
+from ...noise.mechanisms import DiscreteGaussianNoise
+from ...reproduction import RHO_BLOCK, RHO_GROUP
+from .attribute import attribute_measures, cell_ratio_laws
+from .case import POST_PROCESSING, PublishedTablesCase
+from .grid import NoiseGrid, noise_grid
+
+__all__ = ["PublishedAttributeCase"]
+
+
+@dataclass(frozen=True)
+class PublishedAttributeCase(CaseFields):
+    """S1.2's unknown-attribute attack in a block group whose tables are TopDown's.
+
+    ``categories`` name the K values of the unknown attribute; each has a
+    cell, and ``known_counts[k]`` are the other persons' counts of category
+    ``k``'s cell in each block (K rows, one count per block). The target is in
+    block ``target_block``; ``priors`` map a label to the adversary's π over
+    the categories; ``true_category`` is the truth. Every cell of every unit
+    is measured with the discrete Gaussian of ``rho_parent`` (block group) or
+    ``rho_block`` (blocks) under ``convention`` and post-processed on its own
+    by TopDown (no invariant). ``post_processing`` says what the adversary
+    sees: ``"none"`` (the measurements), ``"topdown"`` (the tables) or
+    ``"both"`` (then the measurements' adversary: the tables are a function of
+    them). ``published`` are the category cells' published tables (K rows:
+    block group, then blocks) that :meth:`model` and :meth:`posterior`
+    condition on. The measures are sums over the cells' laws
+    (:mod:`.attribute`), Monte Carlo (``replications``, ``seed``) when the
+    product is too large.
+    """
+
+    name: str
+    categories: tuple[str, ...]
+    priors: dict
+    known_counts: tuple[tuple[int, ...], ...]
+    true_category: str
+    target_block: int = 0
+    rho_block: float = RHO_BLOCK
+    rho_parent: float = RHO_GROUP
+    convention: str = "paper"
+    post_processing: str = "topdown"
+    published: tuple[tuple[int, ...], ...] | None = None
+    tail_mass: float = 1e-9
+    replications: int = 20_000
+    seed: int = 0
+    tie_rule: str = DEFAULT_TIE_RULE
+    description: str = ""
+
+    def __post_init__(self):
+        set_ = lambda field, value: object.__setattr__(self, field, value)  # noqa: E731
+        check_tie_rule(self.tie_rule)
+        categories = tuple(str(c) for c in self.categories)
+        if len(categories) < 2 or len(set(categories)) != len(categories):
+            raise ValueError(
+                f"categories must name K >= 2 distinct values, got {self.categories!r}"
+            )
+        set_("categories", categories)
+        known = as_counts(self.known_counts, "known_counts")
+        if known.ndim != 2 or known.shape[0] != len(categories) or known.shape[1] < 1:
+            raise ValueError(
+                f"known_counts must hold one row of block counts per category "
+                f"({len(categories)} rows), got {self.known_counts!r}"
+            )
+        set_("known_counts", tuple(tuple(int(k) for k in row) for row in known))
+        priors = {}
+        for label, value in dict(self.priors).items():
+            vector = np.asarray(value, dtype=np.float64)
+            if (
+                vector.shape != (len(categories),)
+                or np.any(vector <= 0)
+                or not np.isclose(vector.sum(), 1.0)
+            ):
+                raise ValueError(
+                    f"priors[{label!r}] must be {len(categories)} probabilities > 0 summing to 1"
+                )
+            priors[str(label)] = tuple(float(v) for v in vector)
+        set_("priors", priors)
+        if self.true_category not in categories:
+            raise ValueError(
+                f"true_category must be one of {categories}, got {self.true_category!r}"
+            )
+        if not isinstance(self.target_block, int | np.integer) or not (
+            0 <= self.target_block < known.shape[1]
+        ):
+            raise ValueError(
+                f"target_block must be a block index from 0 to {known.shape[1] - 1}, "
+                f"got {self.target_block!r}"
+            )
+        for name in ("rho_block", "rho_parent", "tail_mass"):
+            scalar_positive(getattr(self, name), name)
+        DiscreteGaussianNoise.from_rho(self.rho_block, self.convention)
+        if self.post_processing not in POST_PROCESSING:
+            raise ValueError(
+                f"post_processing must be one of {', '.join(POST_PROCESSING)}, "
+                f"got {self.post_processing!r}"
+            )
+
+    #: The latent of the decision: the target's category index.
+    target = "C"
+
+    @property
+    def truth(self) -> int:
+        return self.categories.index(self.true_category)
+
+    def mechanisms(self):
+        parent = DiscreteGaussianNoise.from_rho(self.rho_parent, self.convention)
+        block = DiscreteGaussianNoise.from_rho(self.rho_block, self.convention)
+        return (parent,) + (block,) * len(self.known_counts[0])
+
+    @cached_property
+    def grid(self) -> NoiseGrid:
+        return noise_grid(self.mechanisms(), self.tail_mass)
+
+    @cached_property
+    def laws(self) -> list[dict]:
+        """:func:`.attribute.cell_ratio_laws` of every category's cell."""
+        blocks = len(self.known_counts[0])
+        parents = np.array([-1] + [0] * blocks)
+        path = np.zeros(blocks + 1)
+        path[[0, 1 + self.target_block]] = 1.0
+        variances = np.array([m.variance for m in self.mechanisms()])
+        return [
+            cell_ratio_laws(
+                np.array([sum(row), *row], dtype=np.float64),
+                path,
+                self.mechanisms(),
+                variances,
+                parents,
+                self.grid,
+            )
+            for row in self.known_counts
+        ]
+
+    def _measures(self, prior: np.ndarray, truth: int, adversary: str) -> dict:
+        law = "noisy" if adversary in ("noisy", "both") else "published"
+        return attribute_measures(
+            prior,
+            truth,
+            self.laws,
+            law,
+            tie_rule=self.tie_rule,
+            replications=self.replications,
+            seed=self.seed,
+        )
+
+    def bayes_accuracy(self, prior_label: str | None = None) -> dict[str, float]:
+        """``{adversary: P[correct] averaged over the prior's categories}`` (the data-processing
+        inequality: ``published`` ≤ ``noisy``)."""
+        prior = np.array(self.priors[prior_label_of(self.priors, prior_label)])
+        return {
+            adversary: float(
+                sum(
+                    prior[k] * self._measures(prior, k, adversary)["correct_decision_probability"]
+                    for k in range(len(self.categories))
+                )
+            )
+            for adversary in ("noisy", "published")
+        }
+
+    def marginal_measures(self, prior_label: str | None = None) -> MarginalMeasures:
+        """(3.3), (3.4), (3.6) for the true category, of the adversary ``post_processing`` names."""
+        prior = np.array(self.priors[prior_label_of(self.priors, prior_label)])
+        result = self._measures(prior, self.truth, POST_PROCESSING[self.post_processing])
+        prior_of_truth = float(prior[self.truth])
+        error = result.get("error", self.grid.omitted_mass * len(self.categories))
+        return MarginalMeasures(
+            marginal_posterior=result["marginal_posterior"],
+            marginal_risk=result["marginal_posterior"] / prior_of_truth,
+            correct_decision_probability=result["correct_decision_probability"],
+            prior_of_truth=prior_of_truth,
+            omitted_mass=self.grid.omitted_mass * len(self.categories),
+            error_bound=error,
+            method=result["method"],
+            details={k: v for k, v in result.items() if k not in ("method", "error")},
+            tie_rule=self.tie_rule,
+        )
+
+    def _cell_likelihoods(self) -> np.ndarray:
+        """``L[c, x] = P[T_c | x]`` of each category's published table (``published``)."""
+        if self.published is None:
+            raise ValueError("published: the case states no published tables to condition on")
+        return np.array(
+            [
+                PublishedTablesCase(
+                    name=f"{self.name}: {category}",
+                    priors={"p": 0.5},
+                    known_counts=row,
+                    target_block=self.target_block,
+                    rho_block=self.rho_block,
+                    rho_parent=self.rho_parent,
+                    convention=self.convention,
+                    published=table,
+                    tail_mass=self.tail_mass,
+                ).table_likelihood()
+                for category, row, table in zip(
+                    self.categories, self.known_counts, self.published, strict=True
+                )
+            ]
+        )
+
+    def _log_likelihood(self) -> np.ndarray:
+        """``log P[T | C = k]`` for every category, up to a constant."""
+        with np.errstate(divide="ignore"):
+            log_l = np.log(self._cell_likelihoods())
+        return log_l[:, 0].sum() + log_l[:, 1] - log_l[:, 0]
+
+    def posterior(self, prior_label: str | None = None) -> np.ndarray:
+        """The adversary's posterior over the categories given the ``published`` tables."""
+        prior = np.array(self.priors[prior_label_of(self.priors, prior_label)])
+        joint = np.log(prior) + self._log_likelihood()
+        return np.exp(joint - logsumexp(joint))
+
+    def model(self, prior_label: str | None = None) -> pm.Model:
+        """``C`` (``pm.Categorical`` over the categories) and the published tables' log
+        likelihood as a ``pm.Potential`` (summed over the noise grid)."""
+        prior = np.array(self.priors[prior_label_of(self.priors, prior_label)])
+        log_likelihood = self._log_likelihood()
+        with pm.Model() as model:
+            category = pm.Categorical("C", p=prior)
+            pm.Potential("published_tables", pt.as_tensor_variable(log_likelihood)[category])
+        return model
