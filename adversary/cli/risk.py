@@ -188,6 +188,13 @@ def _as_text(case, table, over, files) -> str:
     if truth is not None:
         shown = ", ".join(f"{k} = {_plain(v)}" for k, v in truth.items())
         lines.append(f"truth: {shown} (target {case.target})")
+    parameters = case.parameters()
+    convention, mechanism = parameters.get("convention"), parameters.get("mechanism")
+    if mechanism is not None:
+        lines.append(f"noise: {getattr(mechanism, 'label', mechanism)}")
+    elif isinstance(convention, str):
+        variance = {"paper": "σ² = 1/(2ρ)", "das": "σ² = 1/ρ"}.get(convention, "")
+        lines.append(f"noise convention: {convention} ({variance})")
     lines.append(
         "averaged over releases from the truth: marginal posterior (3.3), marginal risk (3.4),"
         " P[correct decision] (3.6)"
