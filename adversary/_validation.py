@@ -17,6 +17,7 @@ __all__ = [
     "as_nonnegative",
     "as_positive",
     "as_probability",
+    "binary_priors",
     "last_axis",
     "scalar_integer",
     "scalar_or_array",
@@ -145,3 +146,13 @@ def as_member(choices, value, name: str, spelling=str.lower):
     except ValueError:
         known = ", ".join(repr(member.value) for member in choices)
         raise ValueError(f"{name} must be one of {known}, got {value!r}") from None
+
+
+def binary_priors(priors, name: str = "priors") -> dict:
+    """``{label: p}`` of a two-valued attack, each ``p = P[X1 = m + 1]`` strictly in (0, 1)."""
+    if not isinstance(priors, dict) or not priors:
+        raise ValueError(f"{name} must map at least one label to a probability p")
+    values = as_probability(list(priors.values()), name)
+    if np.any((values <= 0) | (values >= 1)):
+        raise ValueError(f"{name} must be probabilities strictly between 0 and 1, got {priors}")
+    return {str(label): float(p) for label, p in zip(priors, values.reshape(-1), strict=True)}

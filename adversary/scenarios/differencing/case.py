@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import pymc as pm
 
-from ..._validation import as_counts, as_integers, as_probability
+from ..._validation import as_counts, as_integers, binary_priors
 from ...distributions import BernoulliCount, NoiseRelease
 from ...measures.decision import DEFAULT_TIE_RULE, check_tie_rule
 from ...measures.marginal import MarginalMeasures
@@ -97,13 +97,7 @@ class DifferencingCase(CaseFields):
 
     def __post_init__(self):
         check_tie_rule(self.tie_rule)
-        if not isinstance(self.priors, dict) or not self.priors:
-            raise ValueError("priors must map at least one label to a probability p")
-        values = as_probability(list(self.priors.values()), "priors")
-        if np.any((values <= 0) | (values >= 1)):
-            raise ValueError(
-                f"priors must be probabilities strictly between 0 and 1, got {self.priors}"
-            )
+        object.__setattr__(self, "priors", binary_priors(self.priors))
         as_counts(self.known_count, "known_count")
         m = int(self.known_count)
         if self.true_count is not None and self.true_count not in (m, m + 1):

@@ -10,7 +10,7 @@ import pandas as pd
 import pymc as pm
 import pytensor.tensor as pt
 
-from ..._validation import as_counts, as_probability, scalar_positive
+from ..._validation import as_counts, binary_priors, scalar_positive
 from ...distributions import BernoulliCount
 from ...measures.decision import DEFAULT_TIE_RULE, check_tie_rule
 from ...measures.marginal import MarginalMeasures
@@ -72,13 +72,7 @@ class PublishedTablesCase(CaseFields):
     def __post_init__(self):
         set_ = lambda field, value: object.__setattr__(self, field, value)  # noqa: E731
         check_tie_rule(self.tie_rule)
-        if not isinstance(self.priors, dict) or not self.priors:
-            raise ValueError("priors must map at least one label to a probability p")
-        values = as_probability(list(self.priors.values()), "priors")
-        if np.any((values <= 0) | (values >= 1)):
-            raise ValueError(
-                f"priors must be probabilities strictly between 0 and 1, got {self.priors}"
-            )
+        object.__setattr__(self, "priors", binary_priors(self.priors))
         known = as_counts(self.known_counts, "known_counts")
         if known.ndim != 1 or known.size < 1:
             raise ValueError(
