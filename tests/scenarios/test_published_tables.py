@@ -114,7 +114,9 @@ def test_posterior_of_a_published_table_and_its_pymc_model():
         ({"post_processing": "oracle"}, "post_processing must be one of"),
         ({"published": (4, 1)}, "published must be 3 counts"),
         ({"published": (4, 1, 1)}, "must sum to the block group"),
-        ({"tail_mass": 1e-300, "rho_block": 1e-6}, "tail_mass: the hierarchy's noise grid"),
+        ({"tail_mass": 1e-300, "rho_block": 1e-6, "method": "exact"}, "tail_mass: the hierarchy"),
+        ({"method": "guess"}, "method must be one of"),
+        ({"draws": 1}, "draws must be an integer"),
     ],
 )
 def test_bad_input_names_the_argument(changes, message):
@@ -213,3 +215,20 @@ def test_attribute_posterior_of_published_tables_and_its_model():
 def test_attribute_bad_input_names_the_argument(changes, message):
     with pytest.raises(ValueError, match=message):
         _attribute_case(**changes)
+
+
+def test_simulated_measures_agree_with_the_grid():
+    """Cross-fitted simulation (the table's law from the other batches) within 4 SE of the
+    exact sums, for every adversary and both truths."""
+    case = PublishedTablesCase("bg", {"1/2": 0.5}, known_counts=(0, 3))
+    exact = case.three_adversaries().set_index(["adversary", "truth"])
+    drawn = case.replace(method="simulation", draws=100_000, seed=5).three_adversaries()
+    drawn = drawn.set_index(["adversary", "truth"])
+    assert (exact["se_posterior"] == 0).all() and (drawn["se_posterior"] > 0).all()
+    for measure, se in (
+        ("marginal_posterior", "se_posterior"),
+        ("correct_decision_probability", "se_correct"),
+    ):
+        assert np.all(np.abs(drawn[measure] - exact[measure]) < 4 * drawn[se] + 1e-12), measure
+    measures = case.replace(method="simulation", draws=20_000).marginal_measures()
+    assert measures.method == "monte-carlo" and measures.error_bound > 0

@@ -34,7 +34,14 @@ from ...measures.decision import binary_credit
 from ...topdown import topdown_many
 from .grid import NoiseGrid, table_ids
 
-__all__ = ["ADVERSARIES", "AdversaryMeasures", "PublishedLaw", "published_law", "three_adversaries"]
+__all__ = [
+    "ADVERSARIES",
+    "AdversaryMeasures",
+    "PublishedLaw",
+    "published_law",
+    "simulated_laws",
+    "three_adversaries",
+]
 
 ADVERSARIES = ("noisy", "published", "both")
 
@@ -88,6 +95,50 @@ def published_law(known, path, variances, parents, invariant, grid: NoiseGrid) -
     ids = {0: ids0, 1: ids1}
     likelihood = {x: np.bincount(ids[x], weights=grid.weight, minlength=n_tables) for x in (0, 1)}
     return PublishedLaw(ids=ids, likelihood=likelihood, crossed={0: crossed0, 1: crossed1})
+
+
+def simulated_laws(known, path, variances, parents, invariant, mechanisms, draws, folds, rng):
+    """``folds`` pairs ``(grid, law)`` by simulation with cross-fitting.
+
+    ``draws`` noise vectors are split into ``folds`` chunks; for each chunk, the
+    table's law is estimated from the other chunks' runs (frequencies, each
+    table seen given half a run so that ratios stay finite; the bias this
+    leaves shrinks as ``draws`` grows) and the measures are averaged over the
+    chunk's own runs (a :class:`~.grid.NoiseGrid` of equal weights).
+    """
+    size = draws // folds
+    chunks = [
+        np.stack([np.asarray(m.sample(size, rng)) for m in mechanisms], axis=1)
+        for _ in range(folds)
+    ]
+    tables = []
+    for noise in chunks:
+        for x in (0, 1):
+            measured = known + x * path + noise
+            root = None if invariant is None else invariant + x
+            tables.append(topdown_many(measured, variances, parents, root))
+            if invariant is not None:
+                tables.append(topdown_many(measured, variances, parents, invariant + 1 - x))
+    n_tables, ids = table_ids(*tables)
+    per_chunk = 2 if invariant is None else 4
+    own = [ids[k * per_chunk : (k + 1) * per_chunk] for k in range(folds)]
+    position = {0: 0, 1: 1} if invariant is None else {0: 0, 1: 2}
+    counts = [
+        {x: np.bincount(chunk[position[x]], minlength=n_tables) for x in (0, 1)} for chunk in own
+    ]
+    totals = {x: sum(c[x] for c in counts) for x in (0, 1)}
+    pairs = []
+    for k, chunk in enumerate(own):
+        likelihood = {
+            x: (totals[x] - counts[k][x] + 0.5) / (size * (folds - 1) + 0.5 * n_tables)
+            for x in (0, 1)
+        }
+        crossed = {x: chunk[position[x] + (0 if invariant is None else 1)] for x in (0, 1)}
+        law = PublishedLaw(
+            ids={x: chunk[position[x]] for x in (0, 1)}, likelihood=likelihood, crossed=crossed
+        )
+        pairs.append((NoiseGrid(chunks[k], np.full(size, 1.0 / size), 0.0), law))
+    return pairs
 
 
 def three_adversaries(

@@ -14,20 +14,24 @@ from ..._validation import as_counts, binary_priors, scalar_positive
 from ...distributions import BernoulliCount
 from ...measures.decision import DEFAULT_TIE_RULE, check_tie_rule
 from ...measures.marginal import MarginalMeasures
+from ...measures.monte_carlo import DEFAULT_SE_MULTIPLE
 from ...measures.noise import resolve
 from ...measures.protocol import CaseFields
 from ...measures.protocol import prior_label as prior_label_of
 from ...noise.mechanisms import DiscreteGaussianNoise, NoiseMechanism
 from ...reproduction import RHO_BLOCK, RHO_GROUP
 from ...topdown import topdown_many
-from .adversaries import PublishedLaw, published_law, three_adversaries
-from .grid import NoiseGrid, noise_grid, table_ids
+from .adversaries import PublishedLaw, published_law, simulated_laws, three_adversaries
+from .grid import MAX_NOISE_VECTORS, NoiseGrid, grid_size, noise_grid, table_ids
 
 __all__ = ["POST_PROCESSING", "PublishedTablesCase"]
 
 #: What the adversary sees, by ``post_processing``: the noisy measurements (``"none"``), TopDown's
 #: published tables (``"topdown"``) or both; the values are the adversaries' names.
 POST_PROCESSING = {"none": "noisy", "topdown": "published", "both": "both"}
+#: How the measures are found: summed over the noise grid, or simulated (``auto``: the grid when
+#: it has at most :data:`~.grid.MAX_NOISE_VECTORS` vectors).
+METHODS = ("auto", "exact", "simulation")
 
 
 @dataclass(frozen=True)
@@ -49,8 +53,12 @@ class PublishedTablesCase(CaseFields):
     :meth:`marginal_measures` sees: ``"none"`` (the noisy measurements),
     ``"topdown"`` (the published tables) or ``"both"``; ``published`` is a
     published table (block group first) that :meth:`model` and
-    :meth:`posterior` condition on. Every sum runs over the noise grid,
-    each unit's table leaving out at most ``tail_mass``.
+    :meth:`posterior` condition on. The sums run over the noise grid, each
+    unit's table leaving out at most ``tail_mass`` (``method="exact"``), or
+    (``"simulation"``; ``"auto"`` when the grid is too large) ``draws``
+    simulated runs in ``batches`` chunks: each chunk's measures use the
+    table's law estimated from the other chunks (cross-fitting), and the
+    spread of the chunks' measures gives the standard errors.
     """
 
     name: str
@@ -66,6 +74,10 @@ class PublishedTablesCase(CaseFields):
     post_processing: str = "topdown"
     published: tuple[int, ...] | None = None
     tail_mass: float = 1e-9
+    method: str = "auto"
+    draws: int = 100_000
+    batches: int = 10
+    seed: int = 0
     tie_rule: str = DEFAULT_TIE_RULE
     description: str = ""
 
@@ -103,6 +115,12 @@ class PublishedTablesCase(CaseFields):
                 f"got {self.post_processing!r}"
             )
         scalar_positive(self.tail_mass, "tail_mass")
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {', '.join(METHODS)}, got {self.method!r}")
+        for name, least in (("draws", 2), ("batches", 2)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
         if self.published is not None:
             table = as_counts(self.published, "published")
             if table.shape != (known.size + 1,):
@@ -156,10 +174,50 @@ class PublishedTablesCase(CaseFields):
         known, path, _, variances, parents, invariant = self._arguments()
         return published_law(known, path, variances, parents, invariant, self.grid)
 
-    def _adversaries(self, p: float, truth: int):
-        return three_adversaries(
-            p, truth, self.mechanisms(), self._path, self.grid, self.law, self.tie_rule
+    @property
+    def exact(self) -> bool:
+        """Whether the measures are summed over the grid (else simulated): by :attr:`method`."""
+        if self.method != "auto":
+            return self.method == "exact"
+        return grid_size(self.mechanisms(), self.tail_mass) <= MAX_NOISE_VECTORS
+
+    @cached_property
+    def _simulated(self) -> list:
+        """``batches`` cross-fitted ``(grid, law)`` (:func:`.adversaries.simulated_laws`)."""
+        known, path, mechanisms, variances, parents, invariant = self._arguments()
+        rng = np.random.default_rng(self.seed)
+        return simulated_laws(
+            known, path, variances, parents, invariant, mechanisms, self.draws, self.batches, rng
         )
+
+    def _adversaries(self, p: float, truth: int) -> list[dict]:
+        """Each adversary's measures for ``truth`` (``x``), with their standard errors."""
+        if self.exact:
+            rows = three_adversaries(
+                p, truth, self.mechanisms(), self._path, self.grid, self.law, self.tie_rule
+            )
+            return [{**vars(r), "se_posterior": 0.0, "se_correct": 0.0} for r in rows]
+        batches = [
+            three_adversaries(p, truth, self.mechanisms(), self._path, grid, law, self.tie_rule)
+            for grid, law in self._simulated
+        ]
+        rows = []
+        for i, first in enumerate(batches[0]):
+            values = {
+                name: np.array([getattr(batch[i], name) for batch in batches])
+                for name in ("marginal_posterior", "marginal_risk", "correct_decision_probability")
+            }
+            se = {name: v.std(ddof=1) / np.sqrt(len(v)) for name, v in values.items()}
+            rows.append(
+                {
+                    **vars(first),
+                    **{name: float(v.mean()) for name, v in values.items()},
+                    "omitted_mass": 0.0,
+                    "se_posterior": float(se["marginal_posterior"]),
+                    "se_correct": float(se["correct_decision_probability"]),
+                }
+            )
+        return rows
 
     def _arguments(self):
         variances = np.array([m.variance for m in self.mechanisms()])
@@ -178,7 +236,7 @@ class PublishedTablesCase(CaseFields):
         """
         p = self.priors[prior_label_of(self.priors, prior_label)]
         rows = [row for truth in (1, 0) for row in self._adversaries(p, truth)]
-        frame = pd.DataFrame([vars(r) for r in rows])
+        frame = pd.DataFrame(rows)
         correct = frame.pivot(
             index="adversary", columns="truth", values="correct_decision_probability"
         )
@@ -191,15 +249,28 @@ class PublishedTablesCase(CaseFields):
         p = self.priors[prior_label_of(self.priors, prior_label)]
         truth = int(self.truth != self.known_counts[self.target_block])
         rows = self._adversaries(p, truth)
-        row = next(r for r in rows if r.adversary == POST_PROCESSING[self.post_processing])
+        row = next(r for r in rows if r["adversary"] == POST_PROCESSING[self.post_processing])
+        details = {"adversary": row["adversary"]}
+        if self.exact:
+            error, method = row["omitted_mass"], "exact"
+            details["noise_vectors"] = len(self.grid.weight)
+        else:
+            error = DEFAULT_SE_MULTIPLE * max(row["se_posterior"], row["se_correct"])
+            method = "monte-carlo"
+            details["standard_errors"] = {
+                "marginal_posterior": row["se_posterior"],
+                "correct_decision_probability": row["se_correct"],
+            }
+            details["draws"] = self.draws
         return MarginalMeasures(
-            marginal_posterior=row.marginal_posterior,
-            marginal_risk=row.marginal_risk,
-            correct_decision_probability=row.correct_decision_probability,
+            marginal_posterior=row["marginal_posterior"],
+            marginal_risk=row["marginal_risk"],
+            correct_decision_probability=row["correct_decision_probability"],
             prior_of_truth=p if truth else 1.0 - p,
-            omitted_mass=row.omitted_mass,
-            error_bound=row.omitted_mass,
-            details={"adversary": row.adversary, "noise_vectors": len(self.grid.weight)},
+            omitted_mass=row["omitted_mass"],
+            error_bound=error,
+            method=method,
+            details=details,
             tie_rule=self.tie_rule,
         )
 

@@ -19,7 +19,7 @@ import numpy as np
 from ...measures.noise import noise_table, support_points
 from ...memory import check_memory
 
-__all__ = ["MAX_NOISE_VECTORS", "NoiseGrid", "noise_grid", "table_ids"]
+__all__ = ["MAX_NOISE_VECTORS", "NoiseGrid", "grid_size", "noise_grid", "table_ids"]
 
 #: The largest grid enumerated: beyond it, a stated error.
 MAX_NOISE_VECTORS = 2_000_000
@@ -34,6 +34,11 @@ class NoiseGrid:
     omitted_mass: float
 
 
+def grid_size(mechanisms, tail_mass: float) -> int:
+    """How many noise vectors :func:`noise_grid` would enumerate."""
+    return math.prod(len(support_points(noise_table(m, tail_mass))[0]) for m in mechanisms)
+
+
 def noise_grid(mechanisms, tail_mass: float) -> NoiseGrid:
     """The product of the units' noise tables; refused (naming ``tail_mass``) when too large."""
     pmfs = [noise_table(m, tail_mass) for m in mechanisms]
@@ -43,7 +48,7 @@ def noise_grid(mechanisms, tail_mass: float) -> NoiseGrid:
     if vectors > MAX_NOISE_VECTORS:
         raise ValueError(
             f"tail_mass: the hierarchy's noise grid would have {vectors:,} vectors "
-            f"(more than {MAX_NOISE_VECTORS:,}); raise tail_mass or use fewer units"
+            f"(more than {MAX_NOISE_VECTORS:,}); raise tail_mass, use fewer units or simulate"
         )
     check_memory(8.0 * vectors * (4 * len(sizes) + 8), "the hierarchy's noise grid")
     index = np.indices(sizes).reshape(len(sizes), -1).T
