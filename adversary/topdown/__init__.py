@@ -14,7 +14,13 @@ invariants, non-negativity, then integers (JASON 2022, Sec. 5.1 and 6.3).
 from __future__ import annotations
 
 from .bias import bias_measure, windowed_mean
-from .hierarchy import check_parents, children_of, topdown, topdown_many
+from .hierarchy import (
+    check_parents,
+    children_of,
+    consistency_constraints,
+    topdown,
+    topdown_many,
+)
 from .rounding import round_keeping_total
 from .solver import constrained_wls, nonnegative_wls, scipy_wls
 
@@ -22,6 +28,7 @@ __all__ = [
     "bias_measure",
     "check_parents",
     "children_of",
+    "consistency_constraints",
     "constrained_wls",
     "nonnegative_wls",
     "round_keeping_total",

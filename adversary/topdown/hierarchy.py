@@ -24,6 +24,7 @@ import numpy as np
 __all__ = [
     "check_parents",
     "children_of",
+    "consistency_constraints",
     "nonnegative_sum_fit",
     "round_rows_keeping_totals",
     "topdown",
@@ -46,6 +47,26 @@ def check_parents(parents) -> np.ndarray:
 def children_of(parents: np.ndarray) -> dict[int, np.ndarray]:
     """``{parent: its children's indices}`` for every unit with children."""
     return {int(unit): np.flatnonzero(parents == unit) for unit in np.unique(parents[parents >= 0])}
+
+
+def consistency_constraints(parents, invariant=None) -> tuple[np.ndarray, np.ndarray]:
+    """``(B, c)`` of the whole tree for one joint least-squares solve (:mod:`.solver`).
+
+    One column per parent, ``parent − Σ children = 0``, and with ``invariant``
+    one more, ``root = invariant``: the constraints TopDown meets level by
+    level, for solving all levels at once (JASON 2022, Sec. 6.3.4).
+    """
+    parents = check_parents(parents)
+    columns, totals = [], []
+    for parent, children in children_of(parents).items():
+        column = np.zeros(parents.size)
+        column[parent], column[children] = 1.0, -1.0
+        columns.append(column)
+        totals.append(0.0)
+    if invariant is not None:
+        columns.append(np.eye(parents.size)[0])
+        totals.append(float(invariant))
+    return np.array(columns).T.reshape(parents.size, -1), np.array(totals)
 
 
 def nonnegative_sum_fit(noisy: np.ndarray, variances: np.ndarray, totals: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from adversary.topdown import (
     bias_measure,
+    consistency_constraints,
     constrained_wls,
     nonnegative_wls,
     round_keeping_total,
@@ -28,26 +29,14 @@ from adversary.topdown.counties import (
 PARENTS = [-1, 0, 0, 1, 1, 1, 2, 2]
 
 
-def _hierarchy_constraints(parents):
-    """B with one column per parent: its measurement minus its children's sum = 0 (as rows of
-    a joint solve), and c = 0."""
-    parents = np.asarray(parents)
-    columns = []
-    for parent in np.unique(parents[parents >= 0]):
-        column = np.zeros(len(parents))
-        column[parent] = 1.0
-        column[parents == parent] = -1.0
-        columns.append(column)
-    return np.array(columns).T
-
-
 @pytest.mark.parametrize("seed", range(5))
 def test_closed_form_equals_scipy_under_equality_constraints(seed):
     rng = np.random.default_rng(seed)
     noisy = rng.normal(20, 10, 8)
     variances = rng.uniform(1, 50, 8)
-    constraints = np.column_stack([_hierarchy_constraints(PARENTS), np.eye(8)[:, 0]])
-    totals = np.array([0.0, 0.0, 0.0, 160.0])  # consistency, and the county total invariant
+    # consistency of the three parents, and the county total an invariant
+    constraints, totals = consistency_constraints(PARENTS, invariant=160)
+    assert constraints.shape == (8, 4) and list(totals) == [0.0, 0.0, 0.0, 160.0]
     closed = constrained_wls(noisy, variances, constraints, totals)
     general = scipy_wls(noisy, variances, constraints, totals, nonnegative=False)
     np.testing.assert_allclose(closed, general, atol=1e-9)
@@ -217,3 +206,16 @@ def test_vectorised_topdown_equals_the_general_solver_row_by_row():
             )
             expected[children] = round_keeping_total(fitted, expected[parent])
         np.testing.assert_array_equal(got, expected)
+
+
+def test_jason_iteration_is_the_optimum_of_the_joint_hierarchy_problem():
+    """All levels at once (consistency of every parent, the county an invariant), every count
+    >= 0: JASON's iteration reaches scipy's optimum on 100 random noisy trees."""
+    constraints, totals = consistency_constraints(PARENTS, invariant=12)
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        noisy, variances = rng.normal(1.5, 3.0, 8), rng.uniform(1.0, 10.0, 8)
+        closed = nonnegative_wls(noisy, variances, constraints, totals)
+        general = scipy_wls(noisy, variances, constraints, totals)
+        assert closed.min() >= 0 and np.allclose(constraints.T @ closed, totals, atol=1e-9)
+        np.testing.assert_allclose(closed, general, atol=1e-9)
