@@ -33,6 +33,7 @@ import numpy as np
 import pymc as pm
 
 from ..._validation import as_counts, as_integers, binary_priors
+from ...budget import detailed_rho
 from ...distributions import BernoulliCount, NoiseRelease
 from ...measures.decision import DEFAULT_TIE_RULE, check_tie_rule
 from ...measures.marginal import MarginalMeasures
@@ -40,7 +41,6 @@ from ...measures.noise import resolve
 from ...measures.protocol import CaseFields
 from ...measures.protocol import prior_label as prior_label_of
 from ...noise.mechanisms import DiscreteGaussianNoise, FinitePmfNoise, NoiseMechanism
-from ...reproduction import RHO_BLOCK
 from ..multi_query.measures import METHODS, look_measures
 
 __all__ = ["DifferencingCase", "Look"]
@@ -85,7 +85,7 @@ class DifferencingCase(CaseFields):
     true_count: int | None = None
     repeats: int = 1
     differences: tuple[int, ...] = ()
-    rho: float | None = RHO_BLOCK
+    rho: float | None = detailed_rho("block")
     convention: str = "paper"
     mechanism: NoiseMechanism | None = None
     observed_releases: tuple[int, ...] | None = None

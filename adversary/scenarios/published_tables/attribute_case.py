@@ -11,12 +11,12 @@ import pytensor.tensor as pt
 from scipy.special import logsumexp
 
 from ..._validation import as_counts, scalar_positive
+from ...budget import detailed_rho
 from ...measures.decision import DEFAULT_TIE_RULE, check_tie_rule
 from ...measures.marginal import MarginalMeasures
 from ...measures.protocol import CaseFields
 from ...measures.protocol import prior_label as prior_label_of
 from ...noise.mechanisms import DiscreteGaussianNoise
-from ...reproduction import RHO_BLOCK, RHO_GROUP
 from .attribute import attribute_measures, cell_ratio_laws
 from .case import POST_PROCESSING, PublishedTablesCase
 from .grid import NoiseGrid, noise_grid
@@ -51,8 +51,8 @@ class PublishedAttributeCase(CaseFields):
     known_counts: tuple[tuple[int, ...], ...]
     true_category: str
     target_block: int = 0
-    rho_block: float = RHO_BLOCK
-    rho_parent: float = RHO_GROUP
+    rho_block: float = detailed_rho("block")
+    rho_parent: float = detailed_rho("block_group")
     convention: str = "paper"
     post_processing: str = "topdown"
     published: tuple[tuple[int, ...], ...] | None = None

@@ -11,6 +11,7 @@ import pymc as pm
 import pytensor.tensor as pt
 
 from ..._validation import as_counts, binary_priors, scalar_positive
+from ...budget import detailed_rho
 from ...distributions import BernoulliCount
 from ...measures.decision import DEFAULT_TIE_RULE, check_tie_rule
 from ...measures.marginal import MarginalMeasures
@@ -19,7 +20,6 @@ from ...measures.noise import resolve
 from ...measures.protocol import CaseFields
 from ...measures.protocol import prior_label as prior_label_of
 from ...noise.mechanisms import DiscreteGaussianNoise, NoiseMechanism
-from ...reproduction import RHO_BLOCK, RHO_GROUP
 from ...topdown import topdown_many
 from .adversaries import PublishedLaw, published_law, simulated_laws, three_adversaries
 from .grid import MAX_NOISE_VECTORS, NoiseGrid, grid_size, noise_grid, table_ids
@@ -66,8 +66,8 @@ class PublishedTablesCase(CaseFields):
     known_counts: tuple[int, ...]
     target_block: int = 0
     true_count: int | None = None
-    rho_block: float | None = RHO_BLOCK
-    rho_parent: float | None = RHO_GROUP
+    rho_block: float | None = detailed_rho("block")
+    rho_parent: float | None = detailed_rho("block_group")
     convention: str = "paper"
     mechanism: NoiseMechanism | None = None
     invariant: bool = False
