@@ -18,13 +18,15 @@ from __future__ import annotations
 
 from .adversaries import ADVERSARIES, AdversaryMeasures, three_adversaries
 from .attribute_case import PublishedAttributeCase
-from .case import POST_PROCESSING, PublishedTablesCase
+from .case import PublishedTablesCase
 from .grid import NoiseGrid, noise_grid
+from .setting import POST_PROCESSING, BlockGroupTables
 
 __all__ = [
     "ADVERSARIES",
     "POST_PROCESSING",
     "AdversaryMeasures",
+    "BlockGroupTables",
     "NoiseGrid",
     "PublishedAttributeCase",
     "PublishedTablesCase",

@@ -10,22 +10,19 @@ import pymc as pm
 import pytensor.tensor as pt
 from scipy.special import logsumexp
 
-from ..._validation import as_counts, scalar_positive
-from ...budget import detailed_rho
-from ...measures.decision import DEFAULT_TIE_RULE, check_tie_rule
+from ..._validation import as_counts
 from ...measures.marginal import MarginalMeasures
 from ...measures.protocol import CaseFields
 from ...measures.protocol import prior_label as prior_label_of
-from ...noise.mechanisms import DiscreteGaussianNoise
 from .attribute import attribute_measures, cell_ratio_laws
-from .case import POST_PROCESSING, PublishedTablesCase
-from .grid import NoiseGrid, noise_grid
+from .case import PublishedTablesCase
+from .setting import POST_PROCESSING, BlockGroupTables
 
 __all__ = ["PublishedAttributeCase"]
 
 
 @dataclass(frozen=True)
-class PublishedAttributeCase(CaseFields):
+class PublishedAttributeCase(CaseFields, BlockGroupTables):
     """S1.2's unknown-attribute attack in a block group whose tables are TopDown's.
 
     ``categories`` name the K values of the unknown attribute; each has a
@@ -33,14 +30,13 @@ class PublishedAttributeCase(CaseFields):
     ``k``'s cell in each block (K rows, one count per block). The target is in
     block ``target_block``; ``priors`` map a label to the adversary's π over
     the categories; ``true_category`` is the truth. Every cell of every unit
-    is measured with the discrete Gaussian of ``rho_parent`` (block group) or
-    ``rho_block`` (blocks) under ``convention`` and post-processed on its own
-    by TopDown (no invariant). ``post_processing`` says what the adversary
-    sees: ``"none"`` (the measurements), ``"topdown"`` (the tables) or
-    ``"both"`` (then the measurements' adversary: the tables are a function of
-    them). ``published`` are the category cells' published tables (K rows:
-    block group, then blocks) that :meth:`model` and :meth:`posterior`
-    condition on. The measures are sums over the cells' laws
+    is measured as :class:`~.setting.BlockGroupTables` says and
+    post-processed on its own by TopDown (no invariant). ``post_processing``
+    says what the adversary sees: ``"none"`` (the measurements),
+    ``"topdown"`` (the tables) or ``"both"`` (then the measurements'
+    adversary: the tables are a function of them). ``published`` are the
+    category cells' published tables (K rows: block group, then blocks) that
+    :meth:`model` and :meth:`posterior` condition on. The measures are sums over the cells' laws
     (:mod:`.attribute`), Monte Carlo (``replications``, ``seed``) when the
     product is too large.
     """
@@ -50,21 +46,11 @@ class PublishedAttributeCase(CaseFields):
     priors: dict
     known_counts: tuple[tuple[int, ...], ...]
     true_category: str
-    target_block: int = 0
-    rho_block: float = detailed_rho("block")
-    rho_parent: float = detailed_rho("block_group")
-    convention: str = "paper"
-    post_processing: str = "topdown"
     published: tuple[tuple[int, ...], ...] | None = None
-    tail_mass: float = 1e-9
     replications: int = 20_000
-    seed: int = 0
-    tie_rule: str = DEFAULT_TIE_RULE
-    description: str = ""
 
     def __post_init__(self):
         set_ = lambda field, value: object.__setattr__(self, field, value)  # noqa: E731
-        check_tie_rule(self.tie_rule)
         categories = tuple(str(c) for c in self.categories)
         if len(categories) < 2 or len(set(categories)) != len(categories):
             raise ValueError(
@@ -95,21 +81,7 @@ class PublishedAttributeCase(CaseFields):
             raise ValueError(
                 f"true_category must be one of {categories}, got {self.true_category!r}"
             )
-        if not isinstance(self.target_block, int | np.integer) or not (
-            0 <= self.target_block < known.shape[1]
-        ):
-            raise ValueError(
-                f"target_block must be a block index from 0 to {known.shape[1] - 1}, "
-                f"got {self.target_block!r}"
-            )
-        for name in ("rho_block", "rho_parent", "tail_mass"):
-            scalar_positive(getattr(self, name), name)
-        DiscreteGaussianNoise.from_rho(self.rho_block, self.convention)
-        if self.post_processing not in POST_PROCESSING:
-            raise ValueError(
-                f"post_processing must be one of {', '.join(POST_PROCESSING)}, "
-                f"got {self.post_processing!r}"
-            )
+        self._check_setting(known.shape[1])
 
     #: The latent of the decision: the target's category index.
     target = "C"
@@ -119,21 +91,13 @@ class PublishedAttributeCase(CaseFields):
         return self.categories.index(self.true_category)
 
     def mechanisms(self):
-        parent = DiscreteGaussianNoise.from_rho(self.rho_parent, self.convention)
-        block = DiscreteGaussianNoise.from_rho(self.rho_block, self.convention)
-        return (parent,) + (block,) * len(self.known_counts[0])
-
-    @cached_property
-    def grid(self) -> NoiseGrid:
-        return noise_grid(self.mechanisms(), self.tail_mass)
+        """The noise of each unit: the block group first."""
+        return self._unit_noise(len(self.known_counts[0]))
 
     @cached_property
     def laws(self) -> list[dict]:
         """:func:`.attribute.cell_ratio_laws` of every category's cell."""
-        blocks = len(self.known_counts[0])
-        parents = np.array([-1] + [0] * blocks)
-        path = np.zeros(blocks + 1)
-        path[[0, 1 + self.target_block]] = 1.0
+        parents, path = self._hierarchy(len(self.known_counts[0]))
         variances = np.array([m.variance for m in self.mechanisms()])
         return [
             cell_ratio_laws(

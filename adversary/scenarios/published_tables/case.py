@@ -10,36 +10,32 @@ import pandas as pd
 import pymc as pm
 import pytensor.tensor as pt
 
-from ..._validation import as_counts, binary_priors, scalar_positive
-from ...budget import detailed_rho
+from ..._validation import as_counts, binary_priors
 from ...distributions import BernoulliCount
-from ...measures.decision import DEFAULT_TIE_RULE, check_tie_rule
 from ...measures.marginal import MarginalMeasures
 from ...measures.monte_carlo import DEFAULT_SE_MULTIPLE
-from ...measures.noise import resolve
 from ...measures.protocol import CaseFields
 from ...measures.protocol import prior_label as prior_label_of
-from ...noise.mechanisms import DiscreteGaussianNoise, NoiseMechanism
+from ...noise.mechanisms import NoiseMechanism
 from ...topdown import topdown_many
 from .adversaries import PublishedLaw, published_law, simulated_laws, three_adversaries
-from .grid import MAX_NOISE_VECTORS, NoiseGrid, grid_size, noise_grid, table_ids
+from .grid import MAX_NOISE_VECTORS, grid_size, table_ids
+from .setting import POST_PROCESSING, BlockGroupTables
 
 __all__ = ["POST_PROCESSING", "PublishedTablesCase"]
 
-#: What the adversary sees, by ``post_processing``: the noisy measurements (``"none"``), TopDown's
-#: published tables (``"topdown"``) or both; the values are the adversaries' names.
-POST_PROCESSING = {"none": "noisy", "topdown": "published", "both": "both"}
 #: How the measures are found: summed over the noise grid, or simulated (``auto``: the grid when
 #: it has at most :data:`~.grid.MAX_NOISE_VECTORS` vectors).
 METHODS = ("auto", "exact", "simulation")
 
 
 @dataclass(frozen=True)
-class PublishedTablesCase(CaseFields):
+class PublishedTablesCase(CaseFields, BlockGroupTables):
     """The single-block attack (Sec. 3.1) when the data holder publishes TopDown's tables.
 
-    A block group (the root, measured with ``rho_parent``) and its blocks
-    (``rho_block`` each), one count per unit: the count of the target's cell.
+    A block group and its blocks (:class:`~.setting.BlockGroupTables`: their
+    ρ, convention, noise grid and ``post_processing``), one count per unit:
+    the count of the target's cell.
     ``known_counts`` are the other persons' counts in each block (the
     adversary knows them all; the block group's is their sum); the target is
     in block ``target_block``, and ``X1 ∈ {m, m+1}`` (``m`` the known count of
@@ -64,57 +60,29 @@ class PublishedTablesCase(CaseFields):
     name: str
     priors: dict[str, float]
     known_counts: tuple[int, ...]
-    target_block: int = 0
     true_count: int | None = None
-    rho_block: float | None = detailed_rho("block")
-    rho_parent: float | None = detailed_rho("block_group")
-    convention: str = "paper"
     mechanism: NoiseMechanism | None = None
     invariant: bool = False
-    post_processing: str = "topdown"
     published: tuple[int, ...] | None = None
-    tail_mass: float = 1e-9
     method: str = "auto"
     draws: int = 100_000
     batches: int = 10
-    seed: int = 0
-    tie_rule: str = DEFAULT_TIE_RULE
-    description: str = ""
 
     def __post_init__(self):
         set_ = lambda field, value: object.__setattr__(self, field, value)  # noqa: E731
-        check_tie_rule(self.tie_rule)
-        object.__setattr__(self, "priors", binary_priors(self.priors))
+        set_("priors", binary_priors(self.priors))
         known = as_counts(self.known_counts, "known_counts")
         if known.ndim != 1 or known.size < 1:
             raise ValueError(
                 f"known_counts must hold one count per block, got {self.known_counts!r}"
             )
         set_("known_counts", tuple(int(k) for k in known))
-        if not isinstance(self.target_block, int | np.integer) or not (
-            0 <= self.target_block < known.size
-        ):
-            raise ValueError(
-                f"target_block must be a block index from 0 to {known.size - 1}, "
-                f"got {self.target_block!r}"
-            )
+        self._check_setting(known.size, self.mechanism)
         m = self.known_counts[self.target_block]
         if self.true_count is not None and self.true_count not in (m, m + 1):
             raise ValueError(
                 f"true_count must be {m} or {m + 1} (known count m = {m}), got {self.true_count!r}"
             )
-        if self.mechanism is None:
-            for name in ("rho_block", "rho_parent"):
-                scalar_positive(getattr(self, name), name)
-                resolve(getattr(self, name), self.convention, None, name)
-        elif not isinstance(self.mechanism, NoiseMechanism):
-            raise ValueError(f"mechanism must be a NoiseMechanism, got {self.mechanism!r}")
-        if self.post_processing not in POST_PROCESSING:
-            raise ValueError(
-                f"post_processing must be one of {', '.join(POST_PROCESSING)}, "
-                f"got {self.post_processing!r}"
-            )
-        scalar_positive(self.tail_mass, "tail_mass")
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {', '.join(METHODS)}, got {self.method!r}")
         for name, least in (("draws", 2), ("batches", 2)):
@@ -144,7 +112,7 @@ class PublishedTablesCase(CaseFields):
 
     @property
     def parents(self) -> np.ndarray:
-        return np.array([-1] + [0] * len(self.known_counts))
+        return self._hierarchy(len(self.known_counts))[0]
 
     @property
     def _known(self) -> np.ndarray:
@@ -152,21 +120,11 @@ class PublishedTablesCase(CaseFields):
 
     @property
     def _path(self) -> np.ndarray:
-        path = np.zeros(len(self.known_counts) + 1)
-        path[[0, 1 + self.target_block]] = 1.0
-        return path
+        return self._hierarchy(len(self.known_counts))[1]
 
     def mechanisms(self) -> tuple[NoiseMechanism, ...]:
         """The noise of each unit: the block group first."""
-        if self.mechanism is not None:
-            return (self.mechanism,) * (len(self.known_counts) + 1)
-        parent = DiscreteGaussianNoise.from_rho(self.rho_parent, self.convention)
-        block = DiscreteGaussianNoise.from_rho(self.rho_block, self.convention)
-        return (parent,) + (block,) * len(self.known_counts)
-
-    @cached_property
-    def grid(self) -> NoiseGrid:
-        return noise_grid(self.mechanisms(), self.tail_mass)
+        return self._unit_noise(len(self.known_counts), self.mechanism)
 
     @cached_property
     def law(self) -> PublishedLaw:
