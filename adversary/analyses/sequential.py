@@ -377,16 +377,7 @@ def marginals(
 
 
 def marginal_by_releases(
-    priors,
-    rhos=None,
-    *,
-    known_count=0,
-    true_count=None,
-    convention="paper",
-    tail_mass=DEFAULT_TAIL_MASS,
-    grid_width=multi_level.DEFAULT_GRID_WIDTH,
-    mechanism=None,
-    tie_rule=DEFAULT_TIE_RULE,
+    priors, rhos=None, *, convention="paper", mechanism=None, **common
 ) -> xr.Dataset:
     """The marginal measures after 1, 2, …, m releases, as a Dataset over ``(releases, prior)``.
 
@@ -397,15 +388,11 @@ def marginal_by_releases(
     and ``rho`` holds the releases' ρ as given. With ``mechanism`` (one per
     release) instead, the coordinate ``mechanism`` labels each release's noise
     (and ``paper_rho`` holds ``1/(2σ²)`` when they are all discrete Gaussians).
-    ``tie_rule`` counts tied decisions (:mod:`adversary.measures.decision`).
+    The other keyword arguments — ``known_count``, ``true_count``,
+    ``tail_mass``, ``grid_width`` and ``tie_rule`` (how tied decisions count,
+    :mod:`adversary.measures.decision`) — are those of :func:`marginals`,
+    passed on as they are.
     """
-    common = dict(
-        true_count=true_count,
-        known_count=known_count,
-        tail_mass=tail_mass,
-        grid_width=grid_width,
-        tie_rule=tie_rule,
-    )
     if mechanism is not None:
         return _mechanism_curve(priors, rhos, mechanism, common)
     rhos = as_positive(rhos, "rhos")
