@@ -593,6 +593,10 @@ def test_curves_refuse_bad_arguments():
         pp.marginal_by_rho([0.1, 0.0])
     with pytest.raises(ValueError, match=r"^prior "):
         pp.marginal_by_rho(prior=[[0.5]])
+    with pytest.raises(ValueError, match=r"^rho: marginal_by_rho takes"):
+        pp.marginal_by_rho(rho=0.1)
+    with pytest.raises(ValueError, match=r"^mechanism: .*no mechanism"):
+        pp.marginal_by_rho(mechanism=None)
 
 
 # --- the case class -----------------------------------------------------------------------

@@ -44,7 +44,15 @@ _MEASURE_NAMES = (
 )
 
 
-def _setting(d, x2, known_count, convention, exact_sum, tail_mass, mechanism=None):
+def _setting(
+    d: int = 27,
+    x2: int = 1,
+    known_count: int = 0,
+    convention="paper",
+    exact_sum: bool | None = None,
+    tail_mass: float = DEFAULT_TAIL_MASS,
+    mechanism=None,
+):
     """The curves' :class:`AttackSetting`; ``x̃2`` varies along them (0 here)."""
     return attack_setting(
         d=d,
@@ -56,6 +64,10 @@ def _setting(d, x2, known_count, convention, exact_sum, tail_mass, mechanism=Non
         tail_mass=tail_mass,
         mechanism=mechanism,
     )
+
+
+#: The arguments of :func:`_setting`, in order.
+_SETTING = ("d", "x2", "known_count", "convention", "exact_sum", "tail_mass", "mechanism")
 
 
 def _curve(chosen: AttackSetting, rho, priors, x2_tildes, true_count, tie_rule):
@@ -165,26 +177,31 @@ def marginal_by_rho(
     *,
     x2_tildes=(1, 10, 100),
     prior=0.5,
-    d: int = 27,
-    x2: int = 1,
-    known_count: int = 0,
     true_count=None,
-    convention="paper",
-    exact_sum: bool | None = None,
-    tail_mass: float = DEFAULT_TAIL_MASS,
     tie_rule=DEFAULT_TIE_RULE,
+    **setting,
 ) -> xr.Dataset:
     """S6's Figure 6, right panel: the measures with post-processing against ρ1, per ``x̃2``.
 
     ``rhos`` default 41 values log-spaced from 0.01 to 1; ``x2_tildes`` default
-    ``(1, 10, 100)`` as the figure; other arguments as :func:`marginal_by_x2_tilde`.
+    ``(1, 10, 100)`` as the figure; the other arguments (``d``, ``x2``,
+    ``known_count``, ``convention``, ``exact_sum``, ``tail_mass``) as
+    :func:`marginal_by_x2_tilde`, whose defaults they have (not ``mechanism``:
+    the curve varies ρ).
     Returns a Dataset over ``(x2_tilde, rho, prior)`` with the measures of
     :class:`PostProcessedMarginals` and, over ``(rho, prior)``, the
     comparisons ``unprocessed_marginal_risk``, ``single_block_marginal_risk``
     and ``single_block_correct_decision_probability``. Attribute
     ``reference_rho`` is the figure's dashed line, ρ1 ≈ 0.0992.
     """
-    chosen = _setting(d, x2, known_count, convention, exact_sum, tail_mass)
+    unknown = sorted(set(setting) - set(_SETTING))
+    if unknown or "mechanism" in setting:
+        raise ValueError(
+            f"{(unknown or ['mechanism'])[0]}: marginal_by_rho takes rhos, x2_tildes, prior, "
+            f"true_count, tie_rule and {', '.join(_SETTING[:-1])} (it varies ρ: no mechanism)"
+        )
+    chosen = _setting(**setting)
+    convention = chosen.convention
     rhos = np.geomspace(0.01, 1.0, 41) if rhos is None else _one_d(rhos, "rhos", as_positive)
     x2_tildes = [scalar_count(x, "x2_tildes") for x in _one_d(x2_tildes, "x2_tildes", as_counts)]
     noise_variance(rhos, convention)
