@@ -44,8 +44,20 @@ def _validated_tail_and_grid(tail_mass, grid_width) -> tuple[float, float]:
     return tail_mass, float(grid_width)
 
 
+#: The options :func:`marginal_by_levels` passes on as :func:`marginals` takes them.
+_OPTIONS = ("convention", "tail_mass", "grid_width", "tie_rule")
+
+
 def _marginal_cases(
-    prior, rhos, known_counts, true_count, convention, tail_mass, grid_width, mechanism, tie_rule
+    prior,
+    rhos,
+    known_counts,
+    true_count,
+    convention="paper",
+    tail_mass=DEFAULT_TAIL_MASS,
+    grid_width=DEFAULT_GRID_WIDTH,
+    mechanism=None,
+    tie_rule=DEFAULT_TIE_RULE,
 ):
     """Broadcast cases, compute every prefix of levels; arrays have a leading prefix axis."""
     check_tie_rule(tie_rule)
@@ -242,16 +254,7 @@ correct_decision_probability = one_measure(
 
 
 def marginal_by_levels(
-    priors,
-    rhos=None,
-    *,
-    true_count=None,
-    known_count=0,
-    convention="paper",
-    tail_mass=DEFAULT_TAIL_MASS,
-    grid_width=DEFAULT_GRID_WIDTH,
-    mechanism=None,
-    tie_rule=DEFAULT_TIE_RULE,
+    priors, rhos=None, *, true_count=None, known_count=0, mechanism=None, **options
 ) -> xr.Dataset:
     """S1.3's Figure 1: the marginal measures for ℓ = 1, 2, …, n levels of uniqueness.
 
@@ -265,7 +268,15 @@ def marginal_by_levels(
     m at every level (it does not change the marginal measures).
     ``mechanism`` (one per level) replaces ``rhos`` and ``convention``; the
     coordinate ``mechanism`` then labels each level's noise instead of ``rho``.
+    The ``options`` — ``convention``, ``tail_mass``, ``grid_width``,
+    ``tie_rule`` — are :func:`marginals`'s, with its defaults.
     """
+    unknown = sorted(set(options) - set(_OPTIONS))
+    if unknown:
+        raise ValueError(
+            f"{unknown[0]}: marginal_by_levels takes priors, rhos, true_count, known_count, "
+            f"mechanism and {', '.join(_OPTIONS)}"
+        )
     default = rhos is None and mechanism is None
     if mechanism is None:
         rhos = rhos_2020() if default else checked_rhos(rhos)
@@ -276,15 +287,7 @@ def marginal_by_levels(
         raise ValueError(f"priors must be a number or a 1-d sequence, got shape {priors.shape}")
     priors = np.atleast_1d(priors)
     out, prior_of_truth, _, cutoffs, widths = _marginal_cases(
-        priors,
-        rhos,
-        known_count,
-        true_count,
-        convention,
-        tail_mass,
-        grid_width,
-        mechanism,
-        tie_rule,
+        priors, rhos, known_count, true_count, mechanism=mechanism, **options
     )
     n_levels = cutoffs.shape[-1]
     dims = ("levels", "prior")
@@ -310,11 +313,12 @@ def marginal_by_levels(
         coords["mechanism"] = ("levels", labels)
     if default:
         coords["level_name"] = ("levels", list(LEVELS_2020[:n_levels]))
+    convention = options.get("convention", "paper")
     attrs = {
         "convention": str(convention) if mechanism is None else "mechanism",
-        "tail_mass": float(tail_mass),
+        "tail_mass": float(options.get("tail_mass", DEFAULT_TAIL_MASS)),
         "grid_width": float(widths[0]),
-        "tie_rule": tie_rule,
+        "tie_rule": options.get("tie_rule", DEFAULT_TIE_RULE),
         "source": "Kazan & Reiter (2023), supplement S1.3, (S1.1) and Figure 1",
     }
     return xr.Dataset(data, coords=coords, attrs=attrs)
