@@ -288,6 +288,7 @@ def test_figure1_curve_and_the_claims_of_s13():
         (lambda: ml.marginals(0.5, RHOS, grid_width=0), "grid_width"),
         (lambda: ml.marginals(0.5, RHOS, tail_mass=0), "tail_mass"),
         (lambda: ml.marginal_by_levels([0.5, 2]), "priors"),
+        (lambda: ml.marginal_by_levels(0.5, width=1e-3), "width: marginal_by_levels takes"),
         (lambda: ml.rhos_2020(7), "levels"),
         (lambda: ml.model([1, 2], 0.5, RHOS[:3]), "releases"),
         (lambda: ml.model([1, 2.5, 0], 0.5, RHOS[:3]), "releases"),
