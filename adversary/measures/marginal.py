@@ -44,6 +44,18 @@ class MarginalMeasures:
     details: dict = field(default_factory=dict)
     tie_rule: str = DEFAULT_TIE_RULE
 
+    @classmethod
+    def of_average(cls, posterior_of_truth, correct, prior_of_truth, **rest) -> MarginalMeasures:
+        """The measures from the averaged posterior of the truth (3.3) and decision credit (3.6);
+        the marginal risk (3.4) is the first over ``prior_of_truth``."""
+        return cls(
+            marginal_posterior=float(posterior_of_truth),
+            marginal_risk=float(posterior_of_truth) / prior_of_truth,
+            correct_decision_probability=float(correct),
+            prior_of_truth=prior_of_truth,
+            **rest,
+        )
+
     @property
     def risk_error_bound(self) -> float:
         """Bound on the absolute error of ``marginal_risk``: the scenario's, else (3.4)'s

@@ -115,14 +115,8 @@ def look_measures(
         details["se_multiple"] = se_multiple
         error = se_multiple * max(se_post, se_decision)
         details["risk_error_bound"] = se_multiple * se_post / prior_of_truth
-    return MarginalMeasures(
-        marginal_posterior=marginal_posterior,
-        marginal_risk=marginal_posterior / prior_of_truth,
-        correct_decision_probability=correct,
-        prior_of_truth=prior_of_truth,
-        omitted_mass=omitted,
-        error_bound=error,
-        method="exact" if exact else "monte-carlo",
-        details=details,
-        tie_rule=tie_rule,
+    method = "exact" if exact else "monte-carlo"
+    rest = {"omitted_mass": omitted, "error_bound": error, "details": details}
+    return MarginalMeasures.of_average(
+        marginal_posterior, correct, prior_of_truth, method=method, tie_rule=tie_rule, **rest
     )
