@@ -75,10 +75,10 @@ def query_table(
 ) -> pd.DataFrame:
     """One row per attack, prior, convention and query set (``"detailed"``, ``"all"``).
 
-    Columns: the three measures, the prior of the truth, the number of looks,
-    the method and each measure's standard error (0 for exact rows, whose
-    error is at most ``error_bound``). ``priors``: ``{label: p}`` for the two
-    cell attacks (default the paper's five).
+    Columns: the three measures, the number of looks, the method and each
+    measure's standard error (``se_posterior``, ``se_risk``, ``se_correct``;
+    0 for exact rows, whose error is at most ``error_bound``). ``priors``:
+    ``{label: p}`` for the two cell attacks (default the paper's five).
     """
     rows = []
     for attack, case in _attacks(PRIORS if priors is None else priors):
@@ -104,6 +104,7 @@ def query_table(
                             "marginal_risk": measures.marginal_risk,
                             "correct_decision_probability": measures.correct_decision_probability,
                             "se_posterior": errors.get("marginal_posterior", 0.0),
+                            "se_risk": errors.get("marginal_risk", 0.0),
                             "se_correct": errors.get("correct_decision_probability", 0.0),
                             "method": measures.method,
                             "error_bound": measures.error_bound,
