@@ -133,9 +133,7 @@ def _queries(text: str | None):
     from ..scenarios.multi_query import query_names
 
     names = tuple(name.strip() for name in text.split(","))
-    if len(names) == 1:
-        return names[0]
     try:
-        return query_names(names)
+        return query_names(names[0] if len(names) == 1 else names)
     except ValueError as error:
         raise ValueError(f"--{error}") from None

@@ -188,3 +188,17 @@ def test_vector_priors_are_shown_to_six_digits(capsys):
     result = run_json(["unknown_ethnicity"], capsys)
     assert result["priors"]["1/864"] == "[0.00115741, 0.998843]"
     assert result["rows"][0]["p"] == "[0.5, 0.5]"
+
+
+def test_queries_and_post_processing_options(capsys):
+    """--queries detailed on the every-query case is the single-block attack (dare_county);
+    --post-processing none is the measurements' adversary; a case without the field refuses."""
+    detailed = run_json(["every_query", "--queries", "detailed", "--prior", "1/2"], capsys)
+    dare = run_json(["dare_county", "--prior", "1/2"], capsys)
+    for key in ("marginal_posterior", "correct_decision_probability"):
+        assert detailed["rows"][0][key] == pytest.approx(dare["rows"][0][key], abs=1e-12)
+    tables = run_json(["published_tables", "--prior", "1/2"], capsys)["rows"][0]
+    noisy = run_json(["published_tables", "--post-processing", "none", "--prior", "1/2"], capsys)
+    assert noisy["rows"][0]["correct_decision_probability"] > tables["correct_decision_probability"]
+    assert "--queries: the attack" in one_line_error(["dare_county", "--queries", "all"], capsys)
+    assert "--queries must be" in one_line_error(["every_query", "--queries", "race,x"], capsys)
