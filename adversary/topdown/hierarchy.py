@@ -113,9 +113,9 @@ def topdown(noisy, variances, parents, invariant=None, *, rounded: bool = True) 
     """
     parents = check_parents(parents)
     noisy = np.asarray(noisy, dtype=np.float64)
-    if noisy.shape[:1] != parents.shape or noisy.ndim > 2:
+    if noisy.shape[:1] != parents.shape or noisy.ndim > 2 or not np.all(np.isfinite(noisy)):
         raise ValueError(
-            f"noisy must hold one measurement (or cell vector) per unit ({parents.size}), "
+            f"noisy must hold one finite measurement (or cell vector) per unit ({parents.size}), "
             f"got shape {noisy.shape}"
         )
     rows = noisy.reshape(parents.size, -1).T

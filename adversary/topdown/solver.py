@@ -34,6 +34,8 @@ def _inputs(noisy, variances, constraints, totals):
         raise ValueError("variances must be finite numbers > 0, one or one per measurement")
     constraints = np.asarray(constraints, dtype=np.float64).reshape(noisy.size, -1)
     totals = np.asarray(totals, dtype=np.float64).reshape(-1)
+    if not np.all(np.isfinite(totals)) or not np.all(np.isfinite(constraints)):
+        raise ValueError("totals and constraints must be finite numbers")
     if constraints.shape[1] != totals.size:
         raise ValueError(
             f"totals must hold one value per constraint (column of constraints, "

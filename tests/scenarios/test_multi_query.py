@@ -185,6 +185,7 @@ def test_cell_key_noise_looks():
         ({"method": "guess"}, "method must be"),
         ({"replications": 1}, "replications must be"),
         ({"priors": {"m": [1.0]}}, r"priors\['m'\] must be 56"),
+        ({"priors": {"m": {"race": [1 / 7] * 7}}}, r"priors\['m'\]: marginals must give"),
         ({"releases": (1, 2)}, "releases must be 1 integers"),
         ({"question": "race", "cell": 3}, "cell: only the question"),
     ],

@@ -210,6 +210,8 @@ def test_attribute_posterior_of_published_tables_and_its_model():
         ({"true_category": "other"}, "true_category must be one of"),
         ({"target_block": 5}, "target_block must be"),
         ({"post_processing": "all"}, "post_processing must be one of"),
+        ({"published": ((4, 1, 3),)}, "published must hold one table per category"),
+        ({"published": ((4, 1, 3), (1, 1, 1))}, "blocks must sum to its block group"),
     ],
 )
 def test_attribute_bad_input_names_the_argument(changes, message):

@@ -147,7 +147,10 @@ class MultiQueryCase(CaseFields):
 
     def _prior(self, value, label) -> tuple[float, ...]:
         if isinstance(value, dict):
-            return self.classification.independent_prior(value)
+            try:
+                return self.classification.independent_prior(value)
+            except ValueError as error:
+                raise ValueError(f"priors[{label!r}]: {error}") from None
         array = np.asarray(value, dtype=np.float64)
         k = self.classification.n_cells
         if array.shape != (k,) or np.any(array < 0) or not math.isclose(array.sum(), 1.0):

@@ -82,6 +82,17 @@ class PublishedAttributeCase(CaseFields, BlockGroupTables):
                 f"true_category must be one of {categories}, got {self.true_category!r}"
             )
         self._check_setting(known.shape[1])
+        if self.published is not None:
+            tables = as_counts(self.published, "published")
+            if tables.shape != (known.shape[0], known.shape[1] + 1):
+                raise ValueError(
+                    f"published must hold one table per category ({known.shape[0]} rows of "
+                    f"{known.shape[1] + 1} counts: block group, then blocks), "
+                    f"got {self.published!r}"
+                )
+            if np.any(tables[:, 0] != tables[:, 1:].sum(axis=1)):
+                raise ValueError("published: each category's blocks must sum to its block group")
+            set_("published", tuple(tuple(int(t) for t in row) for row in tables))
 
     #: The latent of the decision: the target's category index.
     target = "C"
