@@ -20,9 +20,8 @@ import numpy as np
 from ...measures.decision import truth_credit
 from ...measures.marginal import MarginalMeasures
 from ...measures.monte_carlo import DEFAULT_SE_MULTIPLE, credit_standard_error
-from ...measures.noise import noise_table, support_points
+from ...measures.product_grid import noise_laws, product_law
 from ...measures.releases import DEFAULT_TAIL_MASS
-from ...memory import check_memory
 from .likelihood import class_log_posteriors, log_likelihoods
 
 __all__ = ["MAX_GRID", "METHODS", "look_measures"]
@@ -30,22 +29,6 @@ __all__ = ["MAX_GRID", "METHODS", "look_measures"]
 #: The largest release grid summed exactly (``method="auto"`` draws beyond it).
 MAX_GRID = 400_000
 METHODS = ("auto", "exact", "monte-carlo")
-
-
-def _grid(mechanisms, tail_mass: float, n_cells: int):
-    """Every noise vector within the tables' cut-offs, its probability and the omitted mass.
-
-    The omitted mass is bounded by the sum of the tables' (a union bound).
-    """
-    pmfs = [noise_table(m, tail_mass) for m in mechanisms]
-    tables = [support_points(pmf) for pmf in pmfs]
-    sizes = [len(values) for values, _ in tables]
-    needed = 8.0 * math.prod(sizes) * (2 * len(sizes) + 3 * n_cells)
-    check_memory(needed, "method='exact' (the release grid)")
-    index = np.indices(sizes).reshape(len(sizes), -1).T
-    noise = np.stack([tables[k][0][index[:, k]] for k in range(len(sizes))], axis=1)
-    weight = np.prod([tables[k][1][index[:, k]] for k in range(len(sizes))], axis=0)
-    return noise, weight, float(sum(pmf.omitted_mass for pmf in pmfs))
 
 
 @functools.lru_cache(maxsize=4)
@@ -83,10 +66,14 @@ def look_measures(
     n_classes = int(classes.max()) + 1
     true_class = int(classes[true_cell])
     prior_of_truth = float(prior[classes == true_class].sum())
-    sizes = [len(support_points(noise_table(m, tail_mass))[0]) for m in mechanisms]
-    exact = method == "exact" or (method == "auto" and math.prod(sizes) <= MAX_GRID)
-    if exact:
-        noise, weight, omitted = _grid(mechanisms, tail_mass, incidence.shape[1])
+    laws, omitted = noise_laws(mechanisms, tail_mass)
+    exact = method == "exact" or (
+        method == "auto" and math.prod(len(values) for values, _ in laws) <= MAX_GRID
+    )
+    if exact:  # the likelihoods take 3 floats per possible cell and release set
+        noise, weight = product_law(
+            laws, "method='exact' (the release grid)", 24.0 * incidence.shape[1]
+        )
     else:
         noise = _draws(tuple(mechanisms), replications, seed)
         weight = np.full(len(noise), 1.0 / len(noise))

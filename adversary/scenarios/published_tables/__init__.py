@@ -16,10 +16,11 @@ truth is summed over every noise vector of the hierarchy (:mod:`.grid`).
 
 from __future__ import annotations
 
+from ...measures.product_grid import NoiseGrid
 from .adversaries import ADVERSARIES, AdversaryMeasures, three_adversaries
 from .attribute_case import PublishedAttributeCase
 from .case import PublishedTablesCase
-from .grid import NoiseGrid, noise_grid
+from .grid import noise_grid
 from .setting import POST_PROCESSING, BlockGroupTables
 
 __all__ = [

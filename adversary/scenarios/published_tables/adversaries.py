@@ -31,8 +31,9 @@ import numpy as np
 from scipy.special import expit
 
 from ...measures.decision import binary_credit
+from ...measures.product_grid import NoiseGrid
 from ...topdown import topdown_many
-from .grid import NoiseGrid, table_ids
+from .grid import table_ids
 
 __all__ = [
     "ADVERSARIES",

@@ -26,8 +26,8 @@ from scipy.special import logsumexp
 
 from ...measures.decision import truth_credit
 from ...measures.monte_carlo import DEFAULT_SE_MULTIPLE, credit_standard_error
+from ...measures.product_grid import NoiseGrid, product_law
 from .adversaries import published_law
-from .grid import NoiseGrid
 
 __all__ = ["MAX_COMBINATIONS", "attribute_measures", "cell_ratio_laws"]
 
@@ -60,15 +60,6 @@ def cell_ratio_laws(known, path, mechanisms, variances, parents, grid: NoiseGrid
     return laws
 
 
-def _combinations(laws: list[tuple[np.ndarray, np.ndarray]]):
-    """Every combination of the cells' values and its probability (the product law)."""
-    sizes = [len(values) for values, _ in laws]
-    index = np.indices(sizes).reshape(len(sizes), -1).T
-    ratios = np.stack([laws[c][0][index[:, c]] for c in range(len(laws))], axis=1)
-    weight = np.prod([laws[c][1][index[:, c]] for c in range(len(laws))], axis=0)
-    return ratios, weight
-
-
 def _draws(laws, replications: int, rng):
     ratios = np.stack(
         [rng.choice(values, size=replications, p=p / p.sum()) for values, p in laws], axis=1
@@ -94,7 +85,7 @@ def attribute_measures(
     combinations = math.prod(len(values) for values, _ in cells)
     exact = combinations <= MAX_COMBINATIONS
     if exact:
-        ratios, weight = _combinations(cells)
+        ratios, weight = product_law(cells, "the product of the cells' laws")
     else:
         ratios, weight = _draws(cells, replications, np.random.default_rng(seed))
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -12,49 +12,36 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
-from ...measures.noise import noise_table, support_points
-from ...memory import check_memory
+from ...measures import product_grid
+from ...measures.product_grid import NoiseGrid, noise_laws
 
-__all__ = ["MAX_NOISE_VECTORS", "NoiseGrid", "grid_size", "noise_grid", "table_ids"]
+__all__ = ["MAX_NOISE_VECTORS", "grid_size", "noise_grid", "table_ids"]
 
 #: The largest grid enumerated: beyond it, a stated error.
 MAX_NOISE_VECTORS = 2_000_000
 
 
-@dataclass(frozen=True)
-class NoiseGrid:
-    """``noise`` (vectors × units), their probabilities ``weight`` and the ``omitted_mass``."""
-
-    noise: np.ndarray
-    weight: np.ndarray
-    omitted_mass: float
-
-
 def grid_size(mechanisms, tail_mass: float) -> int:
     """How many noise vectors :func:`noise_grid` would enumerate."""
-    return math.prod(len(support_points(noise_table(m, tail_mass))[0]) for m in mechanisms)
+    return math.prod(len(values) for values, _ in noise_laws(mechanisms, tail_mass)[0])
 
 
 def noise_grid(mechanisms, tail_mass: float) -> NoiseGrid:
     """The product of the units' noise tables; refused (naming ``tail_mass``) when too large."""
-    pmfs = [noise_table(m, tail_mass) for m in mechanisms]
-    tables = [support_points(pmf) for pmf in pmfs]
-    sizes = [len(values) for values, _ in tables]
-    vectors = math.prod(sizes)
+    vectors = grid_size(mechanisms, tail_mass)
     if vectors > MAX_NOISE_VECTORS:
         raise ValueError(
             f"tail_mass: the hierarchy's noise grid would have {vectors:,} vectors "
             f"(more than {MAX_NOISE_VECTORS:,}); raise tail_mass, use fewer units or simulate"
         )
-    check_memory(8.0 * vectors * (4 * len(sizes) + 8), "the hierarchy's noise grid")
-    index = np.indices(sizes).reshape(len(sizes), -1).T
-    noise = np.stack([tables[u][0][index[:, u]] for u in range(len(sizes))], axis=1)
-    weight = np.prod([tables[u][1][index[:, u]] for u in range(len(sizes))], axis=0)
-    return NoiseGrid(noise, weight, float(sum(pmf.omitted_mass for pmf in pmfs)))
+    # TopDown's tables of both values and the log ratios take a few more arrays per vector
+    bytes_per_vector = 8.0 * (2 * len(mechanisms) + 6)
+    return product_grid.noise_grid(
+        mechanisms, tail_mass, "the hierarchy's noise grid", bytes_per_vector
+    )
 
 
 def table_ids(*tables: np.ndarray) -> tuple[int, list[np.ndarray]]:

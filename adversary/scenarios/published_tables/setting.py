@@ -11,8 +11,9 @@ from ..._validation import scalar_positive
 from ...budget import detailed_rho
 from ...measures.decision import DEFAULT_TIE_RULE, check_tie_rule
 from ...measures.noise import resolve
+from ...measures.product_grid import NoiseGrid
 from ...noise.mechanisms import DiscreteGaussianNoise, NoiseMechanism
-from .grid import NoiseGrid, noise_grid
+from .grid import noise_grid
 
 __all__ = ["POST_PROCESSING", "BlockGroupTables"]
 
