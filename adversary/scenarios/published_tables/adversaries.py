@@ -39,7 +39,9 @@ __all__ = [
     "ADVERSARIES",
     "AdversaryMeasures",
     "PublishedLaw",
+    "noisy_log_ratio",
     "published_law",
+    "published_tables",
     "simulated_laws",
     "three_adversaries",
 ]
@@ -68,34 +70,60 @@ def _log(values: np.ndarray) -> np.ndarray:
 class PublishedLaw:
     """The law of the published table on the grid, for both values of ``x`` (computed once).
 
-    ``ids[x]``: the id of the table published from each noise vector when the
-    truth is ``x``; ``likelihood[x]``: ``P[T | x]`` of each table id;
-    ``crossed[x]``: the id of the table TopDown would publish from the same
-    measurements under the other value's invariant (``ids[x]`` without one).
+    ``tables``: the distinct tables (rows of units); ``ids[x]``: the id of the
+    table published from each noise vector when the truth is ``x``;
+    ``likelihood[x]``: ``P[T | x]`` of each table id; ``crossed[x]``: the id
+    of the table TopDown would publish from the same measurements under the
+    other value's invariant (``ids[x]`` without one).
     """
 
+    tables: np.ndarray
     ids: dict
     likelihood: dict
     crossed: dict
 
+    def of_table(self, table) -> np.ndarray:
+        """``(P[T | 0], P[T | 1])`` of one published table (0 for a table never published)."""
+        match = np.flatnonzero(np.all(self.tables == np.asarray(table)[None, :], axis=1))
+        return np.array([self.likelihood[x][match[0]] if match.size else 0.0 for x in (0, 1)])
+
+
+def published_tables(noise, known, path, variances, parents, invariant) -> tuple[dict, dict]:
+    """TopDown's table from each noise vector for ``x`` = 0 and 1, and ``crossed``: the table
+    under the other value's invariant (the same table without an invariant)."""
+    tables, crossed = {}, {}
+    for x in (0, 1):
+        measured = known[None, :] + x * path[None, :] + noise
+        root = None if invariant is None else invariant + x
+        tables[x] = topdown_many(measured, variances, parents, root)
+        crossed[x] = (
+            tables[x]
+            if invariant is None
+            else topdown_many(measured, variances, parents, invariant + 1 - x)
+        )
+    return tables, crossed
+
+
+def noisy_log_ratio(noise, path, mechanisms, x: int) -> np.ndarray:
+    """``log P[r | 1] − log P[r | 0]`` of the measurements on the target's path, for the
+    truth ``x`` and each noise vector (``r = known + x · path + noise``)."""
+    ratio = np.zeros(len(noise))
+    for u in np.flatnonzero(path):
+        ratio += mechanisms[u].logpmf(noise[:, u] + x - 1) - mechanisms[u].logpmf(noise[:, u] + x)
+    return ratio
+
 
 def published_law(known, path, variances, parents, invariant, grid: NoiseGrid) -> PublishedLaw:
     """TopDown's table for every noise vector and both values (module docstring)."""
-    tables, crossed = {}, {}
-    for x in (0, 1):
-        measured = known[None, :] + x * path[None, :] + grid.noise
-        root = None if invariant is None else invariant + x
-        tables[x] = topdown_many(measured, variances, parents, root)
-        other = None if invariant is None else invariant + 1 - x
-        crossed[x] = (
-            tables[x] if invariant is None else topdown_many(measured, variances, parents, other)
-        )
-    n_tables, (ids0, ids1, crossed0, crossed1) = table_ids(
+    tables, crossed = published_tables(grid.noise, known, path, variances, parents, invariant)
+    distinct, (ids0, ids1, crossed0, crossed1) = table_ids(
         tables[0], tables[1], crossed[0], crossed[1]
     )
     ids = {0: ids0, 1: ids1}
-    likelihood = {x: np.bincount(ids[x], weights=grid.weight, minlength=n_tables) for x in (0, 1)}
-    return PublishedLaw(ids=ids, likelihood=likelihood, crossed={0: crossed0, 1: crossed1})
+    likelihood = {
+        x: np.bincount(ids[x], weights=grid.weight, minlength=len(distinct)) for x in (0, 1)
+    }
+    return PublishedLaw(distinct, ids, likelihood, {0: crossed0, 1: crossed1})
 
 
 def simulated_laws(known, path, variances, parents, invariant, mechanisms, draws, folds, rng):
@@ -105,38 +133,30 @@ def simulated_laws(known, path, variances, parents, invariant, mechanisms, draws
     table's law is estimated from the other chunks' runs (frequencies, each
     table seen given half a run so that ratios stay finite; the bias this
     leaves shrinks as ``draws`` grows) and the measures are averaged over the
-    chunk's own runs (a :class:`~.grid.NoiseGrid` of equal weights).
+    chunk's own runs (a :class:`~adversary.measures.product_grid.NoiseGrid` of
+    equal weights).
     """
     size = draws // folds
     chunks = [
         np.stack([np.asarray(m.sample(size, rng)) for m in mechanisms], axis=1)
         for _ in range(folds)
     ]
-    tables = []
+    arrays = []
     for noise in chunks:
-        for x in (0, 1):
-            measured = known + x * path + noise
-            root = None if invariant is None else invariant + x
-            tables.append(topdown_many(measured, variances, parents, root))
-            if invariant is not None:
-                tables.append(topdown_many(measured, variances, parents, invariant + 1 - x))
-    n_tables, ids = table_ids(*tables)
-    per_chunk = 2 if invariant is None else 4
-    own = [ids[k * per_chunk : (k + 1) * per_chunk] for k in range(folds)]
-    position = {0: 0, 1: 1} if invariant is None else {0: 0, 1: 2}
-    counts = [
-        {x: np.bincount(chunk[position[x]], minlength=n_tables) for x in (0, 1)} for chunk in own
-    ]
-    totals = {x: sum(c[x] for c in counts) for x in (0, 1)}
+        tables, crossed = published_tables(noise, known, path, variances, parents, invariant)
+        arrays += [tables[0], tables[1], crossed[0], crossed[1]]
+    distinct, ids = table_ids(*arrays)
+    own = [ids[4 * k : 4 * k + 4] for k in range(folds)]
+    counts = [[np.bincount(chunk[x], minlength=len(distinct)) for x in (0, 1)] for chunk in own]
+    totals = [sum(c[x] for c in counts) for x in (0, 1)]
     pairs = []
     for k, chunk in enumerate(own):
         likelihood = {
-            x: (totals[x] - counts[k][x] + 0.5) / (size * (folds - 1) + 0.5 * n_tables)
+            x: (totals[x] - counts[k][x] + 0.5) / (size * (folds - 1) + 0.5 * len(distinct))
             for x in (0, 1)
         }
-        crossed = {x: chunk[position[x] + (0 if invariant is None else 1)] for x in (0, 1)}
         law = PublishedLaw(
-            ids={x: chunk[position[x]] for x in (0, 1)}, likelihood=likelihood, crossed=crossed
+            distinct, {0: chunk[0], 1: chunk[1]}, likelihood, {0: chunk[2], 1: chunk[3]}
         )
         pairs.append((NoiseGrid(chunks[k], np.full(size, 1.0 / size), 0.0), law))
     return pairs
@@ -152,14 +172,8 @@ def three_adversaries(
     tie_rule: str,
 ) -> list[AdversaryMeasures]:
     """The three adversaries' measures for the truth ``x* = truth`` (module docstring)."""
-    z = grid.noise
-    log_ratio = np.zeros(len(z))
-    for u in np.flatnonzero(path):
-        log_ratio += mechanisms[u].logpmf(z[:, u] + truth - 1) - mechanisms[u].logpmf(
-            z[:, u] + truth
-        )
     prior_odds = np.log(prior) - np.log1p(-prior)
-    noisy_odds = prior_odds + log_ratio
+    noisy_odds = prior_odds + noisy_log_ratio(grid.noise, path, mechanisms, truth)
     seen = law.ids[truth]
     published_odds = prior_odds + _log(law.likelihood[1][seen]) - _log(law.likelihood[0][seen])
     same_table = law.crossed[truth] == seen  # the other value would publish this table too

@@ -11,10 +11,10 @@ tables factorises over cells and the posterior of category ``k`` is
 
 and likewise for the measurements, with ``R_k`` the cell's log likelihood
 ratio of its noisy counts. Each cell's ``R_c`` has a finite law on the
-hierarchy's noise grid (:func:`cell_ratio_laws`); the data holder's measures
-are sums over the product of the K laws (:func:`attribute_measures`; exact
-when the product is small, otherwise Monte Carlo over independent draws from
-each law, with standard errors).
+hierarchy's noise grid (:func:`noisy_ratio_laws`, :func:`published_ratio_laws`);
+the data holder's measures are sums over the product of the K laws
+(:func:`attribute_measures`; exact when the product is small, otherwise Monte
+Carlo over independent draws from each law, with standard errors).
 """
 
 from __future__ import annotations
@@ -27,9 +27,14 @@ from scipy.special import logsumexp
 from ...measures.decision import truth_credit
 from ...measures.monte_carlo import DEFAULT_SE_MULTIPLE, credit_standard_error
 from ...measures.product_grid import NoiseGrid, product_law
-from .adversaries import published_law
+from .adversaries import PublishedLaw, noisy_log_ratio
 
-__all__ = ["MAX_COMBINATIONS", "attribute_measures", "cell_ratio_laws"]
+__all__ = [
+    "MAX_COMBINATIONS",
+    "attribute_measures",
+    "noisy_ratio_laws",
+    "published_ratio_laws",
+]
 
 #: The largest product of the cells' laws summed exactly.
 MAX_COMBINATIONS = 2_000_000
@@ -40,24 +45,20 @@ def _compressed(values: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np
     return unique, np.bincount(inverse.reshape(-1), weights=weights, minlength=unique.size)
 
 
-def cell_ratio_laws(known, path, mechanisms, variances, parents, grid: NoiseGrid) -> dict:
-    """``{adversary: {x: (values of R, probabilities)}}`` of one cell, for its truth ``x``.
+def noisy_ratio_laws(grid: NoiseGrid, path, mechanisms) -> dict:
+    """``{x: (values of R, probabilities)}`` of a cell's measurements, for its truth ``x`` (the
+    same for every cell: the known counts cancel)."""
+    return {
+        x: _compressed(noisy_log_ratio(grid.noise, path, mechanisms, x), grid.weight)
+        for x in (0, 1)
+    }
 
-    ``noisy``: R of the cell's measurements; ``published``: R of its TopDown
-    table. ``x`` is 1 when the target is in this cell.
-    """
-    law = published_law(known, path, variances, parents, None, grid)
+
+def published_ratio_laws(law: PublishedLaw, grid: NoiseGrid) -> dict:
+    """``{x: (values of R, probabilities)}`` of a cell's TopDown table, from its table ``law``."""
     with np.errstate(divide="ignore"):
         table_ratio = np.log(law.likelihood[1]) - np.log(law.likelihood[0])
-    laws = {"noisy": {}, "published": {}}
-    for x in (0, 1):
-        ratio = np.zeros(len(grid.weight))
-        for u in np.flatnonzero(path):
-            z = grid.noise[:, u]
-            ratio += mechanisms[u].logpmf(z + x - 1) - mechanisms[u].logpmf(z + x)
-        laws["noisy"][x] = _compressed(ratio, grid.weight)
-        laws["published"][x] = _compressed(table_ratio[law.ids[x]], grid.weight)
-    return laws
+    return {x: _compressed(table_ratio[law.ids[x]], grid.weight) for x in (0, 1)}
 
 
 def _draws(laws, replications: int, rng):
@@ -79,7 +80,8 @@ def attribute_measures(
 ) -> dict:
     """(3.3), (3.4), (3.6) of one adversary for the true category; exact or Monte Carlo.
 
-    ``laws[c]`` is :func:`cell_ratio_laws` of category ``c``'s cell.
+    ``laws[c]`` is ``{"noisy": …, "published": …}`` of category ``c``'s cell
+    (:func:`noisy_ratio_laws`, :func:`published_ratio_laws`).
     """
     cells = [law[adversary][int(c == true_category)] for c, law in enumerate(laws)]
     combinations = math.prod(len(values) for values, _ in cells)

@@ -14,8 +14,8 @@ from ..._validation import as_counts
 from ...measures.marginal import MarginalMeasures
 from ...measures.protocol import CaseFields
 from ...measures.protocol import prior_label as prior_label_of
-from .attribute import attribute_measures, cell_ratio_laws
-from .case import PublishedTablesCase
+from .adversaries import PublishedLaw, published_law
+from .attribute import attribute_measures, noisy_ratio_laws, published_ratio_laws
 from .setting import POST_PROCESSING, BlockGroupTables
 
 __all__ = ["PublishedAttributeCase"]
@@ -106,20 +106,30 @@ class PublishedAttributeCase(CaseFields, BlockGroupTables):
         return self._unit_noise(len(self.known_counts[0]))
 
     @cached_property
-    def laws(self) -> list[dict]:
-        """:func:`.attribute.cell_ratio_laws` of every category's cell."""
+    def published_laws(self) -> list[PublishedLaw]:
+        """The law of each category's published table on the noise grid."""
         parents, path = self._hierarchy(len(self.known_counts[0]))
         variances = np.array([m.variance for m in self.mechanisms()])
         return [
-            cell_ratio_laws(
+            published_law(
                 np.array([sum(row), *row], dtype=np.float64),
                 path,
-                self.mechanisms(),
                 variances,
                 parents,
+                None,
                 self.grid,
             )
             for row in self.known_counts
+        ]
+
+    @cached_property
+    def laws(self) -> list[dict]:
+        """Each category cell's laws of its log ratio R (:mod:`.attribute`), by adversary."""
+        path = self._hierarchy(len(self.known_counts[0]))[1]
+        noisy = noisy_ratio_laws(self.grid, path, self.mechanisms())
+        return [
+            {"noisy": noisy, "published": published_ratio_laws(law, self.grid)}
+            for law in self.published_laws
         ]
 
     def _measures(self, prior: np.ndarray, truth: int, adversary: str) -> dict:
@@ -154,11 +164,10 @@ class PublishedAttributeCase(CaseFields, BlockGroupTables):
         result = self._measures(prior, self.truth, POST_PROCESSING[self.post_processing])
         prior_of_truth = float(prior[self.truth])
         error = result.get("error", self.grid.omitted_mass * len(self.categories))
-        return MarginalMeasures(
-            marginal_posterior=result["marginal_posterior"],
-            marginal_risk=result["marginal_posterior"] / prior_of_truth,
-            correct_decision_probability=result["correct_decision_probability"],
-            prior_of_truth=prior_of_truth,
+        return MarginalMeasures.of_average(
+            result["marginal_posterior"],
+            result["correct_decision_probability"],
+            prior_of_truth,
             omitted_mass=self.grid.omitted_mass * len(self.categories),
             error_bound=error,
             method=result["method"],
@@ -172,20 +181,8 @@ class PublishedAttributeCase(CaseFields, BlockGroupTables):
             raise ValueError("published: the case states no published tables to condition on")
         return np.array(
             [
-                PublishedTablesCase(
-                    name=f"{self.name}: {category}",
-                    priors={"p": 0.5},
-                    known_counts=row,
-                    target_block=self.target_block,
-                    rho_block=self.rho_block,
-                    rho_parent=self.rho_parent,
-                    convention=self.convention,
-                    published=table,
-                    tail_mass=self.tail_mass,
-                ).table_likelihood()
-                for category, row, table in zip(
-                    self.categories, self.known_counts, self.published, strict=True
-                )
+                law.of_table(table)
+                for law, table in zip(self.published_laws, self.published, strict=True)
             ]
         )
 

@@ -17,9 +17,14 @@ from ...measures.monte_carlo import DEFAULT_SE_MULTIPLE
 from ...measures.protocol import CaseFields
 from ...measures.protocol import prior_label as prior_label_of
 from ...noise.mechanisms import NoiseMechanism
-from ...topdown import topdown_many
-from .adversaries import PublishedLaw, published_law, simulated_laws, three_adversaries
-from .grid import MAX_NOISE_VECTORS, grid_size, table_ids
+from .adversaries import (
+    PublishedLaw,
+    published_law,
+    published_tables,
+    simulated_laws,
+    three_adversaries,
+)
+from .grid import MAX_NOISE_VECTORS, grid_size
 from .setting import POST_PROCESSING, BlockGroupTables
 
 __all__ = ["POST_PROCESSING", "PublishedTablesCase"]
@@ -236,16 +241,8 @@ class PublishedTablesCase(CaseFields, BlockGroupTables):
 
     def table_likelihood(self, table=None) -> np.ndarray:
         """``(P[T | X1 = m], P[T | X1 = m+1])`` of a published table (default ``published``),
-        summed over the noise grid (exact up to its omitted mass)."""
-        target = self._table(table)
-        known, path, _, variances, parents, invariant = self._arguments()
-        result = []
-        for x in (0, 1):
-            root = None if invariant is None else invariant + x
-            tables = topdown_many(known + x * path + self.grid.noise, variances, parents, root)
-            _, (ids, wanted) = table_ids(tables, target)
-            result.append(float(self.grid.weight[ids == wanted[0]].sum()))
-        return np.array(result)
+        from the law on the noise grid (:attr:`law`; exact up to its omitted mass)."""
+        return self.law.of_table(self._table(table))
 
     def simulated_table_likelihood(self, table=None, draws: int = 100_000, seed=0):
         """:meth:`table_likelihood` by simulating noise and TopDown: ``(estimates, SEs)``.
@@ -258,20 +255,16 @@ class PublishedTablesCase(CaseFields, BlockGroupTables):
             raise ValueError(f"draws must be an integer >= 2, got {draws!r}")
         known, path, mechanisms, variances, parents, invariant = self._arguments()
         rng = np.random.default_rng(seed)
-        estimates = []
-        for x in (0, 1):
-            noise = np.stack([np.asarray(m.sample(draws, rng)) for m in mechanisms], axis=1)
-            root = None if invariant is None else invariant + x
-            tables = topdown_many(known + x * path + noise, variances, parents, root)
-            estimates.append(float(np.mean(np.all(tables == target, axis=1))))
-        estimates = np.array(estimates)
+        noise = np.stack([np.asarray(m.sample(draws, rng)) for m in mechanisms], axis=1)
+        tables, _ = published_tables(noise, known, path, variances, parents, invariant)
+        estimates = np.array([np.mean(np.all(tables[x] == target, axis=1)) for x in (0, 1)])
         return estimates, np.sqrt(estimates * (1 - estimates) / draws)
 
     def _table(self, table) -> np.ndarray:
         table = self.published if table is None else table
         if table is None:
             raise ValueError("published: the case states no published table to condition on")
-        return np.asarray(table, dtype=np.int64)[None, :]
+        return np.asarray(table, dtype=np.int64)
 
     def posterior(self, prior_label: str | None = None) -> float:
         """``P[X1 = m + 1 | published]`` under one prior."""

@@ -44,10 +44,11 @@ def noise_grid(mechanisms, tail_mass: float) -> NoiseGrid:
     )
 
 
-def table_ids(*tables: np.ndarray) -> tuple[int, list[np.ndarray]]:
-    """One id per distinct published table across all the arrays (rows × units)."""
+def table_ids(*tables: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The distinct published tables across all the arrays (rows × units), and each array's
+    rows as ids into them."""
     stacked = np.concatenate(tables, axis=0)
-    _, inverse = np.unique(stacked, axis=0, return_inverse=True)
+    distinct, inverse = np.unique(stacked, axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
     bounds = np.cumsum([0] + [len(t) for t in tables])
-    return int(inverse.max()) + 1, [inverse[a:b] for a, b in itertools.pairwise(bounds)]
+    return distinct, [inverse[a:b] for a, b in itertools.pairwise(bounds)]
