@@ -10,7 +10,7 @@ invariant (or its measurement, made a non-negative integer); then, parent by
 parent, the children's estimates are the non-negative weighted least squares
 fit to their measurements that sums to the parent's published value
 (JASON's iteration of :func:`~.solver.nonnegative_wls`, vectorised over
-many measurement vectors by :func:`nonnegative_sum_fit`), rounded to integers
+many measurement vectors by :func:`~.solver.nonnegative_sum_fit`), rounded to integers
 that keep that sum (the largest-remainder rule of
 :func:`~.rounding.round_keeping_total`). :func:`topdown_many` post-processes
 many measurement vectors at once. The result is consistent at every
@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .rounding import round_rows_keeping_totals
+from .solver import nonnegative_sum_fit
+
 __all__ = [
     "check_parents",
     "children_of",
     "consistency_constraints",
-    "nonnegative_sum_fit",
-    "round_rows_keeping_totals",
     "topdown",
     "topdown_many",
 ]
@@ -67,39 +68,6 @@ def consistency_constraints(parents, invariant=None) -> tuple[np.ndarray, np.nda
         columns.append(np.eye(parents.size)[0])
         totals.append(float(invariant))
     return np.array(columns).T.reshape(parents.size, -1), np.array(totals)
-
-
-def nonnegative_sum_fit(noisy: np.ndarray, variances: np.ndarray, totals: np.ndarray) -> np.ndarray:
-    """:func:`~.solver.nonnegative_wls` with one constraint (the sum), for many rows at once.
-
-    ``noisy`` is rows × units, ``totals`` one sum per row. JASON's iteration,
-    vectorised: on the units still free, ``x = M̃ + λ v`` with ``λ`` meeting
-    the total; in every row with a negative estimate the most negative is
-    fixed at 0; repeat (at most once per unit).
-    """
-    free = np.ones(noisy.shape, dtype=bool)
-    for _ in range(noisy.shape[1]):
-        spread = np.where(free, variances[None, :], 0.0)
-        room = totals - np.where(free, noisy, 0.0).sum(axis=1)
-        weight = spread.sum(axis=1)
-        shift = np.divide(room, weight, out=np.zeros_like(room), where=weight > 0)
-        estimate = np.where(free, noisy + shift[:, None] * spread, 0.0)
-        negative = estimate.min(axis=1) < 0.0
-        if not negative.any():
-            break
-        rows = np.flatnonzero(negative)
-        free[rows, np.argmin(estimate[rows], axis=1)] = False
-    return estimate
-
-
-def round_rows_keeping_totals(values: np.ndarray, totals: np.ndarray) -> np.ndarray:
-    """:func:`~.rounding.round_keeping_total` for many rows at once (rows × units)."""
-    floors = np.floor(values + 1e-9)
-    remainder = np.rint(totals - floors.sum(axis=1)).astype(np.int64)
-    order = np.argsort(-(values - floors), axis=1, kind="stable")
-    ranks = np.empty_like(order)
-    np.put_along_axis(ranks, order, np.arange(values.shape[1])[None, :], axis=1)
-    return (floors + (ranks < remainder[:, None])).astype(np.int64)
 
 
 def topdown(noisy, variances, parents, invariant=None, *, rounded: bool = True) -> np.ndarray:

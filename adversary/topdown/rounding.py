@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["round_keeping_total"]
+__all__ = ["round_keeping_total", "round_rows_keeping_totals"]
 
 
 def round_keeping_total(values, total) -> np.ndarray:
@@ -28,9 +28,14 @@ def round_keeping_total(values, total) -> np.ndarray:
     total = round(float(total))
     if abs(values.sum() - total) > 1e-6 * max(1.0, abs(total)):
         raise ValueError(f"values must sum to total {total}, got {values.sum()!r}")
+    return round_rows_keeping_totals(values[None, :], np.array([total]))[0]
+
+
+def round_rows_keeping_totals(values: np.ndarray, totals: np.ndarray) -> np.ndarray:
+    """:func:`round_keeping_total` for many rows at once (rows × units), unchecked."""
     floors = np.floor(values + 1e-9)
-    remainder = total - int(floors.sum())
-    order = np.argsort(-(values - floors), kind="stable")
-    rounded = floors.astype(np.int64)
-    rounded[order[:remainder]] += 1
-    return rounded
+    remainder = np.rint(totals - floors.sum(axis=1)).astype(np.int64)
+    order = np.argsort(-(values - floors), axis=1, kind="stable")
+    ranks = np.empty_like(order)
+    np.put_along_axis(ranks, order, np.arange(values.shape[1])[None, :], axis=1)
+    return (floors + (ranks < remainder[:, None])).astype(np.int64)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg, optimize
 
-__all__ = ["constrained_wls", "nonnegative_wls", "scipy_wls"]
+__all__ = ["constrained_wls", "nonnegative_sum_fit", "nonnegative_wls", "scipy_wls"]
 
 
 def _inputs(noisy, variances, constraints, totals):
@@ -88,6 +88,29 @@ def nonnegative_wls(noisy, variances, constraints, totals) -> np.ndarray:
         if estimate.min() >= 0.0:
             return estimate
         free[int(np.argmin(estimate))] = False
+
+
+def nonnegative_sum_fit(noisy: np.ndarray, variances: np.ndarray, totals: np.ndarray) -> np.ndarray:
+    """:func:`nonnegative_wls` with one constraint (the sum), for many rows at once.
+
+    ``noisy`` is rows × units, ``totals`` one sum per row. JASON's iteration,
+    vectorised: on the units still free, ``x = M̃ + λ v`` with ``λ`` meeting
+    the total; in every row with a negative estimate the most negative is
+    fixed at 0; repeat (at most once per unit).
+    """
+    free = np.ones(noisy.shape, dtype=bool)
+    for _ in range(noisy.shape[1]):
+        spread = np.where(free, variances[None, :], 0.0)
+        room = totals - np.where(free, noisy, 0.0).sum(axis=1)
+        weight = spread.sum(axis=1)
+        shift = np.divide(room, weight, out=np.zeros_like(room), where=weight > 0)
+        estimate = np.where(free, noisy + shift[:, None] * spread, 0.0)
+        negative = estimate.min(axis=1) < 0.0
+        if not negative.any():
+            break
+        rows = np.flatnonzero(negative)
+        free[rows, np.argmin(estimate[rows], axis=1)] = False
+    return estimate
 
 
 def _kkt_solution(noisy, variances, constraints, totals, free):
