@@ -185,11 +185,10 @@ class MultiQueryCase(CaseFields):
         return self.truth if self.cell is None else self.cell
 
     def _possible_and_watched(self) -> tuple[np.ndarray, np.ndarray]:
-        k = self.classification.n_cells
         if self.question == CELL:
             support = np.flatnonzero(np.max([self.priors[p] for p in self.priors], axis=0) > 0)
             return support, np.array([self.cell_of_interest])
-        levels = np.array(list(np.ndindex(*self.classification.sizes))).reshape(k, -1)
+        levels = self.classification.levels()
         column = self.classification.names.index(self.question)
         others = np.delete(np.arange(len(self.classification.sizes)), column)
         same = np.all(levels[:, others] == levels[self.truth, others], axis=1)
@@ -211,8 +210,8 @@ class MultiQueryCase(CaseFields):
         if self.question == CELL:
             classes = (possible == self.cell_of_interest).astype(np.int64)
         else:
-            levels = np.array(list(np.ndindex(*self.classification.sizes)))
-            classes = levels[possible, self.classification.names.index(self.question)]
+            column = self.classification.names.index(self.question)
+            classes = self.classification.levels()[possible, column]
         return possible, classes, looks
 
     def looks(self) -> TargetLooks:
@@ -232,11 +231,14 @@ class MultiQueryCase(CaseFields):
             return (self.mechanism,) * len(self.looks().labels)
         return tuple(DiscreteGaussianNoise.from_rho(r, self.convention) for r in self.looks().rhos)
 
-    def _possible_prior(self, prior_label) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        possible, classes, _ = self._design
+    def _possible_prior(self, prior_label):
+        """The possible cells of one prior (those it gives mass), their answers, their prior
+        (normalised) and the looks' incidence on them."""
+        possible, classes, looks = self._design
         prior = np.array(self.priors[prior_label_of(self.priors, prior_label)])[possible]
         keep = prior > 0
-        return possible[keep], classes[keep], prior[keep] / prior[keep].sum()
+        incidence = looks.incidence[:, keep]
+        return possible[keep], classes[keep], prior[keep] / prior[keep].sum(), incidence
 
     # --- the protocol ---------------------------------------------------------------------
 
@@ -253,11 +255,8 @@ class MultiQueryCase(CaseFields):
         """The adversary's posterior over :meth:`answers` given ``releases``."""
         if self.releases is None:
             raise ValueError("releases: the case states no noisy counts to condition on")
-        possible, classes, prior = self._possible_prior(prior_label)
-        keep = np.isin(self._design[0], possible)
-        loglik = log_likelihoods(
-            np.array([self.releases]), self.looks().incidence[:, keep], self.mechanisms()
-        )
+        _, classes, prior, incidence = self._possible_prior(prior_label)
+        loglik = log_likelihoods(np.array([self.releases]), incidence, self.mechanisms())
         answers = self.answers()
         log_post = class_log_posteriors(loglik, prior, classes, len(answers))[0]
         return xr.DataArray(np.exp(log_post), dims="answer", coords={"answer": list(answers)})
@@ -272,9 +271,7 @@ class MultiQueryCase(CaseFields):
         """
         if self.releases is None:
             raise ValueError("releases: the case states no noisy counts to condition on")
-        possible, classes, prior = self._possible_prior(prior_label)
-        keep = np.isin(self._design[0], possible)
-        incidence = self.looks().incidence[:, keep]
+        possible, classes, prior, incidence = self._possible_prior(prior_label)
         labels = self.classification.cell_labels()
         one_person = ReconstructionCase(
             name=self.name,
@@ -293,11 +290,10 @@ class MultiQueryCase(CaseFields):
 
     def marginal_measures(self, prior_label: str | None = None) -> MarginalMeasures:
         """(3.3), (3.4), (3.6) for the true answer (module :mod:`.measures`)."""
-        possible, classes, prior = self._possible_prior(prior_label)
-        keep = np.isin(self._design[0], possible)
+        possible, classes, prior, incidence = self._possible_prior(prior_label)
         return look_measures(
             prior,
-            self.looks().incidence[:, keep],
+            incidence,
             self.mechanisms(),
             int(np.flatnonzero(possible == self.truth)[0]),
             classes,

@@ -46,15 +46,17 @@ class Classification:
             for index in np.ndindex(*self.sizes)
         )
 
+    def levels(self) -> np.ndarray:
+        """Each cell's level of each attribute (cells × attributes), in cell order."""
+        return np.array(list(np.ndindex(*self.sizes)), dtype=np.int64).reshape(self.n_cells, -1)
+
     def margin_of_cells(self, kept: tuple[str, ...]) -> np.ndarray:
         """For each cell, the index of its count in the table keeping only ``kept`` attributes."""
         unknown = [a for a in kept if a not in self.names]
         if unknown:
             raise ValueError(f"kept: {unknown} are not attributes of {self.names}")
         columns = [self.names.index(a) for a in self.names if a in kept]
-        levels = np.array(list(np.ndindex(*self.sizes)), dtype=np.int64).reshape(
-            -1, len(self.sizes)
-        )
+        levels = self.levels()
         if not columns:
             return np.zeros(self.n_cells, dtype=np.int64)
         kept_sizes = [self.sizes[c] for c in columns]
