@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..budget import get_preset
 from ..reproduction import PRIORS
 from ..scenarios.multi_query import MultiQueryCase, cell_prior
 from ..scenarios.reconstruction import REDUCED
@@ -32,28 +33,22 @@ __all__ = ["DARE_TARGET", "query_table"]
 
 #: Dare County's target on the reduced classification: household, voting age, not Hispanic, Black.
 DARE_TARGET = {"hhgq": 0, "voting_age": 1, "hispanic": 0, "race": 1}
-_LEVELS = ("us", "state", "county", "tract", "block_group", "block")
 #: Prior of Hispanic origin for the unknown-ethnicity attack (the 2020 US share, 18.7 %).
 HISPANIC_SHARE = 0.19
 
 
 def _attacks(priors: dict) -> list[tuple[str, MultiQueryCase]]:
     cell_priors = {label: cell_prior(DARE_TARGET, p) for label, p in priors.items()}
-    hispanic = {label: np.zeros(REDUCED.n_cells) for label in ("0.19",)}
-    for vector in hispanic.values():
-        vector[:] = REDUCED.independent_prior(
-            {
-                "hhgq": [1.0, 0.0],
-                "voting_age": [0.0, 1.0],
-                "hispanic": [1 - HISPANIC_SHARE, HISPANIC_SHARE],
-                "race": [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-            }
-        )
+    # the attribute question conditions on the target's other attributes: only Hispanic's counts
+    even = {name: np.full(size, 1.0 / size) for name, size in REDUCED.attributes}
+    hispanic = {f"{HISPANIC_SHARE}": {**even, "hispanic": [1 - HISPANIC_SHARE, HISPANIC_SHARE]}}
     return [
         ("single block", MultiQueryCase("single block", cell_priors, truth=DARE_TARGET)),
         (
             "every level",
-            MultiQueryCase("every level", cell_priors, truth=DARE_TARGET, levels=_LEVELS),
+            MultiQueryCase(
+                "every level", cell_priors, truth=DARE_TARGET, levels=get_preset().levels
+            ),
         ),
         (
             "unknown ethnicity",
