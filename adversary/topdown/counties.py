@@ -10,8 +10,8 @@ realistic sizes, with the report's two named Virginia counties, Fairfax
 (187,160) and Lancaster (67), put in one state. :func:`state_runs` adds
 discrete Gaussian noise of standard deviation σ to every county, solves each
 state's constraints (sum = the state's invariant total, every county ≥ 0)
-by JASON's closed form (:func:`~.solver.nonnegative_wls`; JASON do not round)
-and repeats ``runs`` times.
+by JASON's closed form and iteration (:func:`~.solver.nonnegative_sum_fit`,
+every run of a state at once; JASON do not round), ``runs`` times.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..noise.mechanisms import DiscreteGaussianNoise
-from .solver import nonnegative_wls
+from .solver import nonnegative_sum_fit
 
 __all__ = [
     "COUNTIES",
@@ -92,11 +92,11 @@ def state_runs(counties: Counties, sigma: float, runs: int, seed: int = 0) -> np
     rng = np.random.default_rng(seed)
     totals = counties.state_totals()
     members = [np.flatnonzero(counties.state == s) for s in range(totals.size)]
-    published = np.empty((runs, counties.population.size))
-    for run in range(runs):
-        noisy = counties.population + noise.sample(counties.population.size, rng)
-        for s, units in enumerate(members):
-            published[run, units] = nonnegative_wls(
-                noisy[units], noise.variance, np.ones((units.size, 1)), [totals[s]]
-            )
+    noisy = counties.population + noise.sample((runs, counties.population.size), rng)
+    published = np.empty(noisy.shape)
+    for s, units in enumerate(members):  # every run of a state at once
+        variances = np.full(units.size, noise.variance)
+        published[:, units] = nonnegative_sum_fit(
+            noisy[:, units], variances, np.full(runs, float(totals[s]))
+        )
     return published

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pymc as pm
@@ -160,6 +161,11 @@ class DifferencingCase(CaseFields):
 
     def looks(self) -> tuple[Look, ...]:
         """The representations of the target's count (module docstring)."""
+        return self._looks
+
+    @cached_property
+    def _looks(self) -> tuple[Look, ...]:
+        """Built once: a convolved table per summed look."""
         noise = self.noise()
         looks = []
         if isinstance(noise, DiscreteGaussianNoise) and self.repeats > 1:

@@ -137,7 +137,7 @@ class PublishedTablesCase(CaseFields, BlockGroupTables):
         known, path, _, variances, parents, invariant = self._arguments()
         return published_law(known, path, variances, parents, invariant, self.grid)
 
-    @property
+    @cached_property
     def exact(self) -> bool:
         """Whether the measures are summed over the grid (else simulated): by :attr:`method`."""
         if self.method != "auto":
