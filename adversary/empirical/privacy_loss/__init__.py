@@ -85,9 +85,9 @@ from enum import StrEnum
 import numpy as np
 from scipy import signal, special
 
-from .._validation import _as_real_array, as_integers, as_positive, as_probability
-from ..noise.finite_pmf import FinitePmf
-from ..noise.mechanisms import DiscreteGaussianNoise, DiscreteLaplaceNoise, NoiseMechanism
+from ..._validation import _as_real_array, as_integers, as_positive, as_probability
+from ...noise.finite_pmf import FinitePmf
+from ...noise.mechanisms import DiscreteGaussianNoise, DiscreteLaplaceNoise, NoiseMechanism
 
 __all__ = [
     "SA1_NOTEBOOK",
