@@ -4,7 +4,7 @@ The adversary of the single-block attack also sees the block group g2 that
 contains block g1: the noisy count ``x2*`` of g2 and ``y1*``, the sum of the
 noisy counts of the d other blocks of g2. Latents: ``X1 ∈ {m, m+1}`` (prior
 ``P[X1 = m+1] = p``) and ``X2 ≥ X1``, the count of g2 (prior
-:mod:`.block_group_prior`). The releases are
+:mod:`.prior`). The releases are
 
     x1* = X1 + Z1,   x2* = X2 + Z2,   y1* = (X2 - X1) + Zy,
 
@@ -41,17 +41,17 @@ import numpy as np
 import pymc as pm
 import xarray as xr
 
-from .._validation import as_counts, as_integers, as_probability
-from ..distributions import BernoulliCount, DiscreteGaussian
-from ..distributions.noise_release import NoiseRelease
-from ..distributions.tabulated_noise import TabulatedNoise
-from ..measures.noise import as_mechanism
-from ..measures.releases import DEFAULT_TAIL_MASS
-from ..noise import discrete_gaussian, noise_variance
-from ..noise.finite_pmf import FinitePmf
-from ..noise.mechanisms import DiscreteGaussianNoise, NoiseMechanism
-from ..noise.sums import sum_of_discrete_gaussians
-from .block_group_prior import BlockGroupPrior, improper_uniform
+from ..._validation import as_counts, as_integers, as_probability
+from ...distributions import BernoulliCount, DiscreteGaussian
+from ...distributions.noise_release import NoiseRelease
+from ...distributions.tabulated_noise import TabulatedNoise
+from ...measures.noise import as_mechanism
+from ...measures.releases import DEFAULT_TAIL_MASS
+from ...noise import discrete_gaussian, noise_variance
+from ...noise.finite_pmf import FinitePmf
+from ...noise.mechanisms import DiscreteGaussianNoise, NoiseMechanism
+from ...noise.sums import sum_of_discrete_gaussians
+from .prior import BlockGroupPrior, improper_uniform
 
 __all__ = [
     "AttackSetting",

@@ -1,7 +1,7 @@
 """A concrete block-group case (Kazan & Reiter Sec. 4.3): what the adversary sees and the truth.
 
-:class:`BlockGroupCase` ties the exact posterior (:mod:`.block_group`), the
-release-grid measures (:mod:`.block_group_releases`) and the PyMC model of one
+:class:`BlockGroupCase` ties the exact posterior (:mod:`.exact_posterior`), the
+release-grid measures (:mod:`.releases`) and the PyMC model of one
 case together, and implements :class:`~adversary.measures.protocol.Attack`.
 """
 
@@ -12,16 +12,16 @@ from dataclasses import dataclass, field
 import pymc as pm
 import xarray as xr
 
-from .._validation import as_counts, as_probability
-from ..measures.decision import DEFAULT_TIE_RULE, check_tie_rule
-from ..measures.marginal import MarginalMeasures
-from ..measures.protocol import CaseFields
-from ..measures.protocol import prior_label as prior_label_of
-from ..measures.releases import DEFAULT_TAIL_MASS
-from ..noise.mechanisms import NoiseMechanism
-from . import block_group
-from .block_group_prior import BlockGroupPrior, improper_uniform
-from .block_group_releases import decision_map, release_measures
+from ..._validation import as_counts, as_probability
+from ...measures.decision import DEFAULT_TIE_RULE, check_tie_rule
+from ...measures.marginal import MarginalMeasures
+from ...measures.protocol import CaseFields
+from ...measures.protocol import prior_label as prior_label_of
+from ...measures.releases import DEFAULT_TAIL_MASS
+from ...noise.mechanisms import NoiseMechanism
+from . import exact_posterior as block_group
+from .prior import BlockGroupPrior, improper_uniform
+from .releases import decision_map, release_measures
 
 __all__ = ["BlockGroupCase"]
 
@@ -111,7 +111,7 @@ class BlockGroupCase(CaseFields):
         """(3.3), (3.4) and (3.6) for the case's truth, summed over its release grid in blocks.
 
         The same sums as :meth:`decision_map`'s attributes, in memory bounded by
-        the budget (:func:`~adversary.scenarios.block_group_releases.release_measures`).
+        the budget (:func:`~adversary.scenarios.block_group.releases.release_measures`).
         """
         releases = release_measures(
             self.truth, tail_mass=tail_mass, tie_rule=self.tie_rule, **self._arguments(prior_label)
