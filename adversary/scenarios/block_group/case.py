@@ -19,9 +19,11 @@ from ...measures.protocol import CaseFields
 from ...measures.protocol import prior_label as prior_label_of
 from ...measures.releases import DEFAULT_TAIL_MASS
 from ...noise.mechanisms import NoiseMechanism
-from . import exact_posterior as block_group
+from . import exact_posterior, pymc_model
+from .noise_laws import _mechanism_pair, resolved_sum_noise
 from .prior import BlockGroupPrior, improper_uniform
 from .releases import decision_map, release_measures
+from .setting import _validated_releases, attack_setting
 
 __all__ = ["BlockGroupCase"]
 
@@ -57,15 +59,13 @@ class BlockGroupCase(CaseFields):
 
     def __post_init__(self):
         check_tie_rule(self.tie_rule)
-        block_group._validated_releases(*self.releases)
+        _validated_releases(*self.releases)
         as_counts(list(self.truth), "truth")
         as_probability(list(self.priors.values()), "priors")
         if self.mechanism is not None:
-            object.__setattr__(self, "mechanism", block_group._mechanism_pair(self.mechanism))
-        object.__setattr__(
-            self, "sum_noise", block_group.resolved_sum_noise(self.sum_noise, self.mechanism)
-        )
-        block_group.attack_setting(**self._arguments(None))
+            object.__setattr__(self, "mechanism", _mechanism_pair(self.mechanism))
+        object.__setattr__(self, "sum_noise", resolved_sum_noise(self.sum_noise, self.mechanism))
+        attack_setting(**self._arguments(None))
 
     @property
     def true_latents(self) -> dict[str, int]:
@@ -88,11 +88,11 @@ class BlockGroupCase(CaseFields):
 
     def model(self, prior_label: str | None = None) -> pm.Model:
         """The PyMC model (:func:`model`) of this case under one prior (default: the first)."""
-        return block_group.model(*self.releases, **self._arguments(prior_label))
+        return pymc_model.model(*self.releases, **self._arguments(prior_label))
 
     def posterior(self, prior_label: str | None = None) -> xr.DataArray:
         """The exact joint posterior (:func:`posterior`) of this case under one prior."""
-        return block_group.posterior(*self.releases, **self._arguments(prior_label))
+        return exact_posterior.posterior(*self.releases, **self._arguments(prior_label))
 
     def decision_map(
         self, prior_label: str | None = None, tail_mass: float = DEFAULT_TAIL_MASS

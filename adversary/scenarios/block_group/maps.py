@@ -38,8 +38,8 @@ from scipy import special
 from ..._validation import as_probability
 from ...measures.decision import DEFAULT_TIE_RULE, binary_credit, check_tie_rule
 from ...memory import affordable_rows
-from .exact_posterior import attack_setting
 from .releases import _reach, log_sums, x1_log_ratio
+from .setting import attack_setting
 
 __all__ = ["MAX_SPAN", "maps_apply", "measures_by_truth"]
 
@@ -57,7 +57,7 @@ def measures_by_truth(offsets, *, priors, tie_rule=DEFAULT_TIE_RULE, **setting) 
 
     ``offsets``: ``t = x2 - m ≥ 1`` of each truth ``(x1, x2) = (m + 1, x2)``;
     ``priors``: the p of each prior; ``setting``: the keyword arguments of
-    :func:`~.exact_posterior.attack_setting` but ``prior`` and ``known_count``
+    :func:`~.setting.attack_setting` but ``prior`` and ``known_count``
     (which cannot change the measures). Returns arrays of shape
     ``(priors, truths)``: ``marginal_posterior``, ``marginal_risk``,
     ``correct_decision_probability``, and ``omitted_mass`` (per truth).

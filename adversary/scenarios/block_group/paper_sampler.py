@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .exact_posterior import BlockGroupNoise
+from .noise_laws import BlockGroupNoise
 from .prior import BlockGroupPrior
 
 __all__ = ["stationary_x1_probability"]

@@ -23,7 +23,7 @@ sum noise, its table's omitted mass is added). The ``k2`` window is grown
 until, at every release, the log-concave tail beyond it is below
 ``tail_mass`` relative to ``S`` (as in :func:`.exact_posterior.posterior`).
 
-**Other noise** (``mechanism``, see :mod:`.exact_posterior`): each release's noise
+**Other noise** (``mechanism``, see :mod:`.noise_laws`): each release's noise
 is its mechanism's table (the whole support for bounded noise), the single
 block's log odds are ``logpmf(x1* - m - 1) - logpmf(x1* - m)`` (``±inf`` where
 bounded noise settles ``X1``), the ``k2`` window is exact (the tabulated sum
@@ -46,8 +46,10 @@ from ...measures.releases import DEFAULT_TAIL_MASS
 from ...memory import affordable_rows, check_memory
 from ...noise import discrete_gaussian
 from ...noise.finite_pmf import FinitePmf
-from .exact_posterior import BlockGroupNoise, attack_setting, exact_k2_window
+from .exact_posterior import exact_k2_window
+from .noise_laws import BlockGroupNoise
 from .prior import BlockGroupPrior
+from .setting import attack_setting
 
 __all__ = ["decision_map", "log_sums", "release_grid", "release_measures", "x1_log_ratio"]
 
