@@ -29,14 +29,14 @@ from .measures.decision import binary_credit
 from .noise import discrete_gaussian
 from .scenarios import block_group as bg
 from .scenarios import single_block as sb
-from .scenarios.block_group_paper_sampler import stationary_x1_probability
-from .scenarios.block_group_prior import (
+from .scenarios.block_group.paper_sampler import stationary_x1_probability
+from .scenarios.block_group.prior import (
     BlockGroupPrior,
     bounded_uniform,
     improper_uniform,
     point_mass,
 )
-from .scenarios.block_group_releases import decision_map
+from .scenarios.block_group.releases import decision_map
 
 __all__ = ["REASONS", "ROWS", "Row", "report"]
 

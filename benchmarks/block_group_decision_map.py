@@ -5,11 +5,11 @@ release holding all but 1e-15 of the probability under the truth
 x1 = x2 = 1 (Granville County ED 39-14, 2020 block and block-group ρ, d = 27,
 p = 1/2, X2 | X1 ~ Uniform{k1, k1+1, ...}):
 
-- ``decision_map``: :func:`adversary.scenarios.block_group_releases.decision_map`,
+- ``decision_map``: :func:`adversary.scenarios.block_group.releases.decision_map`,
   which factorises the sum over X2 into two small matrix products;
 - ``full_enumeration``: the straightforward vectorised enumeration over the
   whole (x1*, x2*, y1*, X1, X2) grid
-  (:func:`~adversary.scenarios.block_group_releases.posterior_by_full_enumeration`),
+  (:func:`~adversary.scenarios.block_group.releases.posterior_by_full_enumeration`),
   with X2 over the same window.
 
 Both are timed in the same run (best of ``--repeat`` runs after a warm-up);
@@ -28,8 +28,8 @@ import numpy as np
 
 from adversary.budget import get_preset
 from adversary.scenarios.block_group import noise_model
-from adversary.scenarios.block_group_prior import improper_uniform
-from adversary.scenarios.block_group_releases import (
+from adversary.scenarios.block_group.prior import improper_uniform
+from adversary.scenarios.block_group.releases import (
     decision_map,
     posterior_by_full_enumeration,
     release_grid,

@@ -60,7 +60,8 @@ from scipy import optimize, special
 from .._validation import _as_real_array, as_nonnegative, as_positive, scalar_or_array
 from ..accounting import as_conversion, epsilon_from_zcdp
 from ..noise import noise_variance
-from .privacy_loss import IntegerNoise, _as_integer_shift
+from .privacy_loss._checks import _as_integer_shift
+from .privacy_loss.integer_noise import IntegerNoise
 
 __all__ = [
     "JASON_FPR",

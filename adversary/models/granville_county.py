@@ -15,8 +15,8 @@ Copy this file to declare a block-group case of your own.
 """
 
 from adversary.budget import get_preset
-from adversary.scenarios.block_group_case import BlockGroupCase
-from adversary.scenarios.block_group_prior import improper_uniform
+from adversary.scenarios.block_group.case import BlockGroupCase
+from adversary.scenarios.block_group.prior import improper_uniform
 
 BUDGET = get_preset("pl94-2020-persons")
 

@@ -4,11 +4,11 @@
   adversary's 0-1 decision (3.5) about ``X1`` over the releases
   ``(x1*, x2*, y1*)`` that hold most of the probability, coloured where the
   block group changes it, to the right or the wrong value: a
-  :func:`~adversary.scenarios.block_group_releases.decision_map` drawn by
+  :func:`~adversary.scenarios.block_group.releases.decision_map` drawn by
   :func:`adversary.plots.compare.decision_map_figure`.
 - :func:`hierarchy_sweep` — the numbers of Figures 5 and 6: the probability
   of a correct decision (3.6), the marginal posterior (3.3) and the marginal
-  risk (3.4) of a :class:`~adversary.scenarios.block_group_case.BlockGroupCase`
+  risk (3.4) of a :class:`~adversary.scenarios.block_group.case.BlockGroupCase`
   for every true block-group count ``x2`` (and every ``ρ2``), from
   :func:`adversary.analyses.compare.sweep`.
 - :func:`correct_decision_by_x2_figure` — Figure 5: the probability of a
@@ -54,7 +54,7 @@ def decision_figure(
 ) -> Figure:
     """Figure 4: the adversary's decision about ``X1`` for each release ``(x1*, x2*, y1*)``.
 
-    ``decisions`` is a :func:`~adversary.scenarios.block_group_releases.decision_map`
+    ``decisions`` is a :func:`~adversary.scenarios.block_group.releases.decision_map`
     (the Bayes decision (3.5) with the block group, from the posterior
     (S3.4), and without it, from ``x1*`` alone), drawn by
     :func:`adversary.plots.compare.decision_map_figure`: one panel per ``x1*``
@@ -72,7 +72,7 @@ def decision_figure(
     """
     if not isinstance(decisions, xr.Dataset) or "release_probability" not in decisions:
         raise TypeError(
-            "decisions must be the Dataset of adversary.scenarios.block_group_releases."
+            "decisions must be the Dataset of adversary.scenarios.block_group.releases."
             "decision_map (or BlockGroupCase.decision_map)"
         )
     if mass is not None and not 0 < mass <= 1:
@@ -115,7 +115,7 @@ def hierarchy_sweep(
     ``X2 | X1``. Each combination's marginal posterior
     (3.3), marginal risk (3.4) and probability of a correct decision (3.6) is
     summed exactly over the releases by
-    :meth:`~adversary.scenarios.block_group_case.BlockGroupCase.marginal_measures`,
+    :meth:`~adversary.scenarios.block_group.case.BlockGroupCase.marginal_measures`,
     through :func:`adversary.analyses.compare.sweep`.
 
     Returns

@@ -10,12 +10,12 @@ time, so the numbers are those of the single-scenario functions:
     :func:`~adversary.scenarios.single_block.correct_decision_probability`
     with ρ of the block. Key: none (budget and prior only): by S1.1 the
     measures do not depend on the known count ``m`` (the truth is ``m + 1``).
-``block_group`` — :func:`adversary.scenarios.block_group_releases.release_measures`
+``block_group`` — :func:`adversary.scenarios.block_group.releases.release_measures`
     for the truth ``(x1, x2) = (m + 1, x2)``, ``known_count = m``, ``d`` other
     blocks, ρ of the block and of the block group. Key ``(x2, m, d)``. Under
     the improper uniform prior of ``X2`` the measures depend on ``x2 - m`` and
     ``d`` only, and every truth of one ``d`` comes from one decision map per
-    prior (:func:`adversary.scenarios.block_group_maps.measures_by_truth`,
+    prior (:func:`adversary.scenarios.block_group.maps.measures_by_truth`,
     equal to the per-truth sums to rounding): :func:`block_group_by_d`. When the
     block is alone in its block group (``d = 0``), the group's count is the
     block's (``X2 = X1``) and the adversary sees two releases of one count: the
@@ -40,8 +40,8 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from ..scenarios import multi_level, single_block
-from ..scenarios.block_group_maps import measures_by_truth
-from ..scenarios.block_group_releases import release_measures
+from ..scenarios.block_group.maps import measures_by_truth
+from ..scenarios.block_group.releases import release_measures
 from .model import LEVELS, PopulationModel
 
 __all__ = [

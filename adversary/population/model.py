@@ -23,7 +23,7 @@ from ..measures.releases import DEFAULT_TAIL_MASS
 from ..model_files import load_module
 from ..noise.conventions import as_convention
 from ..scenarios.block_group import SUM_NOISE_CHOICES
-from ..scenarios.block_group_prior import BlockGroupPrior, improper_uniform
+from ..scenarios.block_group.prior import BlockGroupPrior, improper_uniform
 
 __all__ = ["ATTACKS", "LEVELS", "PopulationModel", "load_population_model"]
 

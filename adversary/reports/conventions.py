@@ -50,7 +50,7 @@ from ..analyses import sequential
 from ..budget import DEFAULT_PRESET, get_preset
 from ..measures.releases import DEFAULT_TAIL_MASS
 from ..model_files import load_case
-from ..scenarios.block_group_prior import bounded_uniform, improper_uniform
+from ..scenarios.block_group.prior import bounded_uniform, improper_uniform
 from ..scenarios.multi_level import DEFAULT_GRID_WIDTH, rhos_2020
 
 __all__ = ["CONVENTIONS", "SCENARIOS", "Headline", "convention_table", "headline_cases"]

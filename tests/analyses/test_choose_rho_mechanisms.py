@@ -14,7 +14,7 @@ from adversary.noise import (
     TruncatedGeometricNoise,
 )
 from adversary.scenarios import single_block as sb
-from adversary.scenarios.block_group_case import BlockGroupCase
+from adversary.scenarios.block_group.case import BlockGroupCase
 from adversary.scenarios.multi_level import MultiLevelCase
 
 DARE = load_case("dare_county")

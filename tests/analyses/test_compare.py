@@ -13,7 +13,7 @@ from adversary.measures.marginal import MarginalMeasures
 from adversary.measures.protocol import Attack, CaseFields, true_target_value
 from adversary.model_files import load_case
 from adversary.scenarios import single_block as sb
-from adversary.scenarios.block_group_prior import point_mass
+from adversary.scenarios.block_group.prior import point_mass
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from adversary.cli import main
 from adversary.memory import memory_budget
 from adversary.model_files import load_case
-from adversary.scenarios.block_group_releases import decision_map, release_measures
+from adversary.scenarios.block_group.releases import decision_map, release_measures
 
 BUDGET = 64 * 2**20
 

@@ -26,8 +26,8 @@ from adversary.model_files import load_case
 from adversary.noise import discrete_gaussian
 from adversary.scenarios import block_group
 from adversary.scenarios import single_block as sb
-from adversary.scenarios.block_group_case import BlockGroupCase
-from adversary.scenarios.block_group_prior import conditional_pmf, point_mass
+from adversary.scenarios.block_group.case import BlockGroupCase
+from adversary.scenarios.block_group.prior import conditional_pmf, point_mass
 
 N_SE = 4.0
 MEASURES = ("marginal_posterior", "marginal_risk", "correct_decision_probability")

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 
 from adversary.model_files import load_case
 from adversary.plots import block_group as plots
-from adversary.scenarios.block_group_prior import bounded_uniform, improper_uniform, point_mass
+from adversary.scenarios.block_group.prior import bounded_uniform, improper_uniform, point_mass
 
 TAIL = 1e-6
 

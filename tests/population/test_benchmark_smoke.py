@@ -26,7 +26,7 @@ def test_records_without_deduplication_equal_the_assessment(bench, model, refere
         assert len(computed) == 2 * len(model.attacks) * len(model.priors) * len(model.budgets)
         for column, value in computed.items():
             # the assessment takes every block-group truth of one d from one decision map
-            # (scenarios.block_group_maps): equal to the per-record sums to rounding
+            # (scenarios.block_group.maps): equal to the per-record sums to rounding
             assert value == pytest.approx(record[column], rel=0, abs=1e-12), column
 
 

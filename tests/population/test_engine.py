@@ -14,7 +14,7 @@ from adversary.population.engine import assess
 from adversary.population.model import LEVELS
 from adversary.population.partition import CELL_COLUMNS, measure_column
 from adversary.population.synthetic import synthetic_geography, synthetic_population
-from adversary.scenarios.block_group_case import BlockGroupCase
+from adversary.scenarios.block_group.case import BlockGroupCase
 from adversary.scenarios.multi_level import MultiLevelCase
 from adversary.scenarios.single_block import SingleBlockCase
 

@@ -5,8 +5,8 @@ from dataclasses import replace
 import pytest
 
 from adversary.population.measures import block_group_measures, single_block_measures
-from adversary.scenarios.block_group_case import BlockGroupCase
-from adversary.scenarios.block_group_prior import point_mass
+from adversary.scenarios.block_group.case import BlockGroupCase
+from adversary.scenarios.block_group.prior import point_mass
 from adversary.scenarios.single_block import SingleBlockCase
 
 RULES = ("split", "largest", "smallest")

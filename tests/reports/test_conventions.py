@@ -18,8 +18,8 @@ from adversary.scenarios import multi_level as ml
 from adversary.scenarios import post_processing as pp
 from adversary.scenarios import single_block as sb
 from adversary.scenarios import unknown_attribute as ua
-from adversary.scenarios.block_group_prior import bounded_uniform, improper_uniform
-from adversary.scenarios.block_group_releases import decision_map
+from adversary.scenarios.block_group.prior import bounded_uniform, improper_uniform
+from adversary.scenarios.block_group.releases import decision_map
 
 GRID = 1e-3
 PRIORS = {"1/2": 1 / 2, "1/5": 1 / 5, "1/10": 1 / 10, "1/50": 1 / 50, "1/864": 1 / 864}

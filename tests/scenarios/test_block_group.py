@@ -8,8 +8,8 @@ from adversary.inference import enumerate_posterior
 from adversary.noise import discrete_gaussian
 from adversary.scenarios import block_group as bg
 from adversary.scenarios import single_block
-from adversary.scenarios.block_group_paper_sampler import stationary_x1_probability
-from adversary.scenarios.block_group_prior import (
+from adversary.scenarios.block_group.paper_sampler import stationary_x1_probability
+from adversary.scenarios.block_group.prior import (
     bounded_uniform,
     conditional_pmf,
     improper_uniform,

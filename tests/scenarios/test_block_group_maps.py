@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from adversary.scenarios.block_group_maps import MAX_SPAN, measures_by_truth
-from adversary.scenarios.block_group_prior import bounded_uniform, improper_uniform
-from adversary.scenarios.block_group_releases import release_measures
+from adversary.scenarios.block_group.maps import MAX_SPAN, measures_by_truth
+from adversary.scenarios.block_group.prior import bounded_uniform, improper_uniform
+from adversary.scenarios.block_group.releases import release_measures
 
 RHOS = dict(rho1=0.0992, rho2=0.2465)
 

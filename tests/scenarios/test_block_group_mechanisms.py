@@ -13,9 +13,9 @@ from adversary.noise import (
     FinitePmfNoise,
 )
 from adversary.scenarios import block_group as bg
-from adversary.scenarios.block_group_case import BlockGroupCase
-from adversary.scenarios.block_group_prior import bounded_uniform, improper_uniform
-from adversary.scenarios.block_group_releases import decision_map
+from adversary.scenarios.block_group.case import BlockGroupCase
+from adversary.scenarios.block_group.prior import bounded_uniform, improper_uniform
+from adversary.scenarios.block_group.releases import decision_map
 
 RHO1 = 2.56 * 165 / 4099 * 3945 / 4097
 RHO2 = 2.56 * 1256 / 4099 * 1288 / 4099

@@ -7,13 +7,13 @@ from adversary.model_files import load_case
 from adversary.noise import discrete_gaussian
 from adversary.scenarios import block_group as bg
 from adversary.scenarios import single_block
-from adversary.scenarios.block_group_paper_sampler import stationary_x1_probability
-from adversary.scenarios.block_group_prior import (
+from adversary.scenarios.block_group.paper_sampler import stationary_x1_probability
+from adversary.scenarios.block_group.prior import (
     bounded_uniform,
     improper_uniform,
     point_mass,
 )
-from adversary.scenarios.block_group_releases import (
+from adversary.scenarios.block_group.releases import (
     decision_map,
     posterior_by_full_enumeration,
     release_grid,

@@ -10,7 +10,7 @@ import pytest
 from adversary.inference import sample
 from adversary.scenarios import block_group as bg
 from adversary.scenarios import single_block
-from adversary.scenarios.block_group_prior import (
+from adversary.scenarios.block_group.prior import (
     bounded_uniform,
     conditional_pmf,
     improper_uniform,

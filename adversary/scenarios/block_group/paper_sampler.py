@@ -12,7 +12,7 @@ exactly, from the two-state chain of ``X1``:
     P[X1 = m+1] = a / (a + b),  a = P[m → m+1],  b = P[m+1 → m],
     P[k1 → k1'] = Σ_{k2 ≥ k1} P[k2 | k1, r] P[k1' | k2, r]   (unconstrained in k1').
 
-Use :mod:`.block_group` and :mod:`.block_group_releases` for the posterior of
+Use :mod:`.exact_posterior` and :mod:`.releases` for the posterior of
 the model; this module exists so that the documentation's comparisons with
 the paper are computations, not assertions.
 """
@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .block_group import BlockGroupNoise
-from .block_group_prior import BlockGroupPrior
+from .noise_laws import BlockGroupNoise
+from .prior import BlockGroupPrior
 
 __all__ = ["stationary_x1_probability"]
 

@@ -21,8 +21,8 @@ import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 
-from .._validation import as_counts
-from ..distributions import BoundedUniform, FinitePmf, ImproperUniform, PointMass
+from ..._validation import as_counts
+from ...distributions import BoundedUniform, FinitePmf, ImproperUniform, PointMass
 
 __all__ = [
     "BlockGroupPrior",

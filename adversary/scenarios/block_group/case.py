@@ -1,7 +1,7 @@
 """A concrete block-group case (Kazan & Reiter Sec. 4.3): what the adversary sees and the truth.
 
-:class:`BlockGroupCase` ties the exact posterior (:mod:`.block_group`), the
-release-grid measures (:mod:`.block_group_releases`) and the PyMC model of one
+:class:`BlockGroupCase` ties the exact posterior (:mod:`.exact_posterior`), the
+release-grid measures (:mod:`.releases`) and the PyMC model of one
 case together, and implements :class:`~adversary.measures.protocol.Attack`.
 """
 
@@ -12,16 +12,18 @@ from dataclasses import dataclass, field
 import pymc as pm
 import xarray as xr
 
-from .._validation import as_counts, as_probability
-from ..measures.decision import DEFAULT_TIE_RULE, check_tie_rule
-from ..measures.marginal import MarginalMeasures
-from ..measures.protocol import CaseFields
-from ..measures.protocol import prior_label as prior_label_of
-from ..measures.releases import DEFAULT_TAIL_MASS
-from ..noise.mechanisms import NoiseMechanism
-from . import block_group
-from .block_group_prior import BlockGroupPrior, improper_uniform
-from .block_group_releases import decision_map, release_measures
+from ..._validation import as_counts, as_probability
+from ...measures.decision import DEFAULT_TIE_RULE, check_tie_rule
+from ...measures.marginal import MarginalMeasures
+from ...measures.protocol import CaseFields
+from ...measures.protocol import prior_label as prior_label_of
+from ...measures.releases import DEFAULT_TAIL_MASS
+from ...noise.mechanisms import NoiseMechanism
+from . import exact_posterior, pymc_model
+from .noise_laws import _mechanism_pair, resolved_sum_noise
+from .prior import BlockGroupPrior, improper_uniform
+from .releases import decision_map, release_measures
+from .setting import _validated_releases, attack_setting
 
 __all__ = ["BlockGroupCase"]
 
@@ -57,15 +59,13 @@ class BlockGroupCase(CaseFields):
 
     def __post_init__(self):
         check_tie_rule(self.tie_rule)
-        block_group._validated_releases(*self.releases)
+        _validated_releases(*self.releases)
         as_counts(list(self.truth), "truth")
         as_probability(list(self.priors.values()), "priors")
         if self.mechanism is not None:
-            object.__setattr__(self, "mechanism", block_group._mechanism_pair(self.mechanism))
-        object.__setattr__(
-            self, "sum_noise", block_group.resolved_sum_noise(self.sum_noise, self.mechanism)
-        )
-        block_group.attack_setting(**self._arguments(None))
+            object.__setattr__(self, "mechanism", _mechanism_pair(self.mechanism))
+        object.__setattr__(self, "sum_noise", resolved_sum_noise(self.sum_noise, self.mechanism))
+        attack_setting(**self._arguments(None))
 
     @property
     def true_latents(self) -> dict[str, int]:
@@ -88,11 +88,11 @@ class BlockGroupCase(CaseFields):
 
     def model(self, prior_label: str | None = None) -> pm.Model:
         """The PyMC model (:func:`model`) of this case under one prior (default: the first)."""
-        return block_group.model(*self.releases, **self._arguments(prior_label))
+        return pymc_model.model(*self.releases, **self._arguments(prior_label))
 
     def posterior(self, prior_label: str | None = None) -> xr.DataArray:
         """The exact joint posterior (:func:`posterior`) of this case under one prior."""
-        return block_group.posterior(*self.releases, **self._arguments(prior_label))
+        return exact_posterior.posterior(*self.releases, **self._arguments(prior_label))
 
     def decision_map(
         self, prior_label: str | None = None, tail_mass: float = DEFAULT_TAIL_MASS
@@ -111,7 +111,7 @@ class BlockGroupCase(CaseFields):
         """(3.3), (3.4) and (3.6) for the case's truth, summed over its release grid in blocks.
 
         The same sums as :meth:`decision_map`'s attributes, in memory bounded by
-        the budget (:func:`~adversary.scenarios.block_group_releases.release_measures`).
+        the budget (:func:`~adversary.scenarios.block_group.releases.release_measures`).
         """
         releases = release_measures(
             self.truth, tail_mass=tail_mass, tie_rule=self.tie_rule, **self._arguments(prior_label)

@@ -9,7 +9,7 @@ only, it depends on the known count ``m`` only through the shift
     S_m(x2*, y1*) = Σ_{j ≥ 0} N2(v - j) Ny(y1* - j) = T(v, y1*),
     S_{m+1}(x2*, y1*) = T(v - 1, y1*),
 
-so the log odds (see :mod:`.block_group_releases`) are a function
+so the log odds (see :mod:`.releases`) are a function
 ``λ(u, v, y1*)``. The target's truth is ``x1 = m + 1`` and ``x2``, i.e.
 ``u ~ 1 + Z1``, ``v ~ t + Z2`` and ``y1* ~ t - 1 + Zy`` with ``t = x2 - m``:
 the measures depend on the truth through ``t`` alone, and
@@ -21,7 +21,7 @@ where ``C_g`` (``g`` the posterior of the truth, or the decision's credit) is
 one map for every truth. :func:`measures_by_truth` computes ``log S`` once per
 ``(d, ρ1, ρ2)`` on a release grid covering every ``t`` asked for, each
 prior's ``C_g`` from it, and each truth's measures as the small bilinear form
-above — over the same releases as :func:`.block_group_releases.release_measures`
+above — over the same releases as :func:`.releases.release_measures`
 for that truth, so the numbers agree with it to rounding (the shared ``k2``
 window may be wider: more of a negligible tail). Truths far apart are split
 into groups of at most :data:`MAX_SPAN` so that no map grows with the spread
@@ -35,11 +35,11 @@ import math
 import numpy as np
 from scipy import special
 
-from .._validation import as_probability
-from ..measures.decision import DEFAULT_TIE_RULE, binary_credit, check_tie_rule
-from ..memory import affordable_rows
-from .block_group import attack_setting
-from .block_group_releases import _reach, log_sums, x1_log_ratio
+from ..._validation import as_probability
+from ...measures.decision import DEFAULT_TIE_RULE, binary_credit, check_tie_rule
+from ...memory import affordable_rows
+from .releases import _reach, log_sums, x1_log_ratio
+from .setting import attack_setting
 
 __all__ = ["MAX_SPAN", "maps_apply", "measures_by_truth"]
 
@@ -57,7 +57,7 @@ def measures_by_truth(offsets, *, priors, tie_rule=DEFAULT_TIE_RULE, **setting) 
 
     ``offsets``: ``t = x2 - m ≥ 1`` of each truth ``(x1, x2) = (m + 1, x2)``;
     ``priors``: the p of each prior; ``setting``: the keyword arguments of
-    :func:`~.block_group.attack_setting` but ``prior`` and ``known_count``
+    :func:`~.setting.attack_setting` but ``prior`` and ``known_count``
     (which cannot change the measures). Returns arrays of shape
     ``(priors, truths)``: ``marginal_posterior``, ``marginal_risk``,
     ``correct_decision_probability``, and ``omitted_mass`` (per truth).

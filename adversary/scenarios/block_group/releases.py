@@ -21,9 +21,9 @@ Cut-offs: each release's noise is summed over ``[-K, K]`` with ``K`` from
 grid leaves out at most ``tail_mass`` of release probability (for the exact
 sum noise, its table's omitted mass is added). The ``k2`` window is grown
 until, at every release, the log-concave tail beyond it is below
-``tail_mass`` relative to ``S`` (as in :func:`.block_group.posterior`).
+``tail_mass`` relative to ``S`` (as in :func:`.exact_posterior.posterior`).
 
-**Other noise** (``mechanism``, see :mod:`.block_group`): each release's noise
+**Other noise** (``mechanism``, see :mod:`.noise_laws`): each release's noise
 is its mechanism's table (the whole support for bounded noise), the single
 block's log odds are ``logpmf(x1* - m - 1) - logpmf(x1* - m)`` (``±inf`` where
 bounded noise settles ``X1``), the ``k2`` window is exact (the tabulated sum
@@ -39,15 +39,17 @@ import numpy as np
 import xarray as xr
 from scipy import special
 
-from .._validation import as_counts
-from ..measures.decision import DEFAULT_TIE_RULE, TIE_TOLERANCE, binary_credit, check_tie_rule
-from ..measures.noise import log_ratio
-from ..measures.releases import DEFAULT_TAIL_MASS
-from ..memory import affordable_rows, check_memory
-from ..noise import discrete_gaussian
-from ..noise.finite_pmf import FinitePmf
-from .block_group import BlockGroupNoise, attack_setting, exact_k2_window
-from .block_group_prior import BlockGroupPrior
+from ..._validation import as_counts
+from ...measures.decision import DEFAULT_TIE_RULE, TIE_TOLERANCE, binary_credit, check_tie_rule
+from ...measures.noise import log_ratio
+from ...measures.releases import DEFAULT_TAIL_MASS
+from ...memory import affordable_rows, check_memory
+from ...noise import discrete_gaussian
+from ...noise.finite_pmf import FinitePmf
+from .exact_posterior import exact_k2_window
+from .noise_laws import BlockGroupNoise
+from .prior import BlockGroupPrior
+from .setting import attack_setting
 
 __all__ = ["decision_map", "log_sums", "release_grid", "release_measures", "x1_log_ratio"]
 
