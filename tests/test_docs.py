@@ -166,3 +166,11 @@ def test_mathematics_is_typeset_by_the_sites_own_mathjax(site):
     assert (html / scripts[0]).stat().st_size > 100_000  # the real MathJax, not a stub
     fonts = html / "_static" / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2"
     assert (fonts / "MathJax_Main-Regular.woff").is_file()
+
+
+def test_the_front_page_and_readme_list_every_scenario():
+    pages = sorted(p.stem for p in (DOCS / "scenarios").glob("*.md") if p.stem != "index")
+    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert not [p for p in pages if f"{{doc}}`scenarios/{p}`" not in index]
+    assert not [p for p in pages if f"](docs/scenarios/{p}.md)" not in readme]
