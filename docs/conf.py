@@ -8,7 +8,10 @@ report (``reproduction.md``, a MyST-NB text notebook) asks for execution in its
 own front matter, so its table is computed at every build.
 
 Build with ``make docs`` (warnings are errors; output in ``build/docs``).
-Nothing here needs the network: intersphinx is not used.
+Nothing here needs the network, at build time or when the site is read:
+intersphinx is not used, and MathJax is served from the site itself (a copy
+from the ``sphinx-mathjax-offline`` package of the ``dev`` extras) instead of
+a CDN.
 """
 
 from __future__ import annotations
@@ -51,8 +54,8 @@ import adversary  # noqa: E402  (after the environment above: it reaches PyTenso
 # -- Project -----------------------------------------------------------------------------------
 
 project = "adversary"
-author = "the adversary developers"
-copyright = "2025, the adversary developers"
+author = "The adversary developers"
+copyright = "2025–2026, The adversary developers"  # as in LICENSE
 version = release = adversary.__version__
 
 # -- General -----------------------------------------------------------------------------------
@@ -104,6 +107,24 @@ html_theme_options = {
 html_sidebars = {"index": [], "getting-started": [], "concepts": []}
 html_show_sourcelink = False
 html_copy_source = False
+
+
+def _local_mathjax() -> Path:
+    """The folder holding ``mathjax/`` (MathJax 3) installed by the ``dev`` extras."""
+    # The distribution installs a folder named with hyphens, found like a module.
+    spec = importlib.util.find_spec("sphinx-mathjax-offline")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError(
+            "the documentation serves MathJax from the package sphinx-mathjax-offline; "
+            "install the dev extras: pip install -e '.[dev]'"
+        )
+    return Path(spec.submodule_search_locations[0]) / "static"
+
+
+# Formulas are typeset by a MathJax copied into the site's _static/mathjax/, not
+# fetched from a CDN, so they render without network access.
+html_static_path = [str(_local_mathjax())]
+mathjax_path = "mathjax/tex-chtml.js"
 
 
 # -- API pages: every public module, found at build time -----------------------------------------

@@ -3,13 +3,17 @@
 One Sphinx build into a temporary directory (its pages that run code — the
 scenario pages, the attack-model how-to and the reproduction report — are
 executed, so their examples are tested too); the tests then look at what it
-wrote. PyTensor's and matplotlib's caches stay in the build tree.
+wrote, including that no page loads anything from the network (the site is
+read offline, its formulas typeset by its own MathJax). PyTensor's and
+matplotlib's caches stay in the build tree.
 """
 
 import os
 import pkgutil
+import re
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -115,3 +119,58 @@ def test_every_public_module_is_in_the_api_reference(site):
         if name != "adversary" and f'id="module-{name}"' not in pages
     ]
     assert not missing, missing
+
+
+class _Resources(HTMLParser):
+    """The addresses a page loads: every ``<script src>`` and ``<link href>``."""
+
+    def __init__(self):
+        super().__init__()
+        self.addresses: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        wanted = {"script": "src", "link": "href"}.get(tag)
+        value = dict(attrs).get(wanted) if wanted else None
+        if value:
+            self.addresses.append(value)
+
+
+def _loaded(page: Path) -> list[str]:
+    parser = _Resources()
+    parser.feed(page.read_text(encoding="utf-8"))
+    return parser.addresses
+
+
+_REMOTE = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)
+
+
+def test_no_page_loads_a_script_or_stylesheet_from_the_network(site):
+    _, html = site
+    pages = sorted(html.rglob("*.html"))
+    assert len(pages) > 20
+    remote = {
+        f"{page.relative_to(html)}: {address}"
+        for page in pages
+        for address in _loaded(page)
+        if _REMOTE.match(address)
+    }
+    assert not remote, sorted(remote)
+
+
+def test_mathematics_is_typeset_by_the_sites_own_mathjax(site):
+    _, html = site
+    concepts = html / "concepts.html"
+    assert "\\(" in concepts.read_text(encoding="utf-8")  # the page has inline formulas
+    scripts = [a.partition("?")[0] for a in _loaded(concepts) if "mathjax" in a.lower()]
+    assert scripts == ["_static/mathjax/tex-chtml.js"]  # less Sphinx's "?v=<checksum>"
+    assert (html / scripts[0]).stat().st_size > 100_000  # the real MathJax, not a stub
+    fonts = html / "_static" / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2"
+    assert (fonts / "MathJax_Main-Regular.woff").is_file()
+
+
+def test_the_front_page_and_readme_list_every_scenario():
+    pages = sorted(p.stem for p in (DOCS / "scenarios").glob("*.md") if p.stem != "index")
+    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert not [p for p in pages if f"{{doc}}`scenarios/{p}`" not in index]
+    assert not [p for p in pages if f"](docs/scenarios/{p}.md)" not in readme]

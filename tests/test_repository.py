@@ -1,15 +1,18 @@
-"""The repository stands alone and keeps its layers.
+"""The repository stands alone, keeps its layers and says how to cite and reuse it.
 
-Nothing in it refers to files outside it, each layer of the package
-imports only the layers before it (the order of ``adversary/__init__.py``),
-and no module of the package is over :data:`MAX_MODULE_LINES` lines.
+Nothing in it refers to files outside it, each layer of the package imports
+only the layers before it (the order of ``adversary/__init__.py``), no module
+of the package is over :data:`MAX_MODULE_LINES` lines, and its licence and
+citation file agree with ``pyproject.toml``.
 """
 
 import ast
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "adversary"
@@ -112,3 +115,33 @@ def test_no_module_is_over_the_line_limit():
 def test_the_allowed_long_modules_are_still_long():
     stale = sorted(OVER_LONG - set(_long_modules()))
     assert not stale, f"{stale} no longer over {MAX_MODULE_LINES} lines: remove from OVER_LONG"
+
+
+def _pyproject() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+
+def test_the_declared_licence_is_in_the_repository():
+    project = _pyproject()
+    assert project["license"] == "MIT"
+    assert project["license-files"] == ["LICENSE"]
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert text.startswith("MIT License\n")
+    assert "Copyright (c) 2025–2026 The adversary developers" in text
+    assert 'THE SOFTWARE IS PROVIDED "AS IS"' in text
+
+
+def test_citation_file_is_cff_1_2_and_matches_pyproject():
+    citation = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    # The keys CFF 1.2.0 requires, and those a software citation should have.
+    for key in ("cff-version", "message", "title", "authors", "version", "license", "abstract"):
+        assert citation.get(key), key
+    assert citation["cff-version"] == "1.2.0"
+    assert citation["version"] == _pyproject()["version"]
+    assert citation["license"] == _pyproject()["license"]
+    assert citation["authors"] == [{"name": "The adversary developers"}]
+    assert citation["keywords"] and all(isinstance(k, str) for k in citation["keywords"])
+    (paper,) = citation["references"]
+    assert paper["type"] == "article" and paper["year"] == 2023
+    assert [a["family-names"] for a in paper["authors"]] == ["Kazan", "Reiter"]
+    assert paper["title"].startswith("Assessing Statistical Disclosure Risk for Differentially")

@@ -108,6 +108,17 @@ def test_the_wheel_holds_every_subpackage_and_the_case_studies(installed):
     assert not any(name.startswith(("models/", "tests/", "docs/")) for name in names)
 
 
+def test_the_wheel_carries_the_licence(installed):
+    wheel = zipfile.ZipFile(installed["wheel"])
+    (info,) = {name.split("/")[0] for name in wheel.namelist() if ".dist-info/" in name}
+    licence = wheel.read(f"{info}/licenses/LICENSE").decode("utf-8")
+    assert licence == (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert licence.startswith("MIT License")
+    metadata = wheel.read(f"{info}/METADATA").decode("utf-8").splitlines()
+    assert "License-Expression: MIT" in metadata
+    assert "License-File: LICENSE" in metadata
+
+
 def test_the_installed_package_is_the_wheel_not_the_source_tree(installed):
     location = _run(
         installed, installed["python"], "-c", "import adversary; print(adversary.__file__)"
