@@ -56,8 +56,10 @@ def children_of(parents) -> dict[int, np.ndarray]:
     """``{parent: its children's indices}`` for every unit with children (one sort)."""
     parents = check_parents(parents)
     order = np.argsort(parents, kind="stable")
-    units, starts = np.unique(parents[order], return_index=True)
-    groups = np.split(order, starts[1:])
+    ordered = parents[order]
+    starts = np.flatnonzero(np.diff(ordered)) + 1
+    units = ordered[np.concatenate([[0], starts])]
+    groups = np.split(order, starts)
     return {int(unit): group for unit, group in zip(units, groups, strict=True) if unit >= 0}
 
 
