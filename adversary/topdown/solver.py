@@ -110,6 +110,13 @@ def constrained_wls(noisy, variances, constraints, totals) -> np.ndarray:
     return _closed_form(*_inputs(noisy, variances, constraints, totals))
 
 
+def _check_nonnegative_totals(totals: np.ndarray) -> None:
+    if np.any(totals < 0):
+        raise ValueError(
+            f"totals must be >= 0 for non-negative estimates, got {float(totals.min())!r}"
+        )
+
+
 def _disjoint_sums(constraints: np.ndarray) -> np.ndarray | None:
     """Each measurement's constraint (−1: none) when the constraints are disjoint 0/1 sums,
     else ``None``."""
@@ -134,8 +141,7 @@ def nonnegative_wls(noisy, variances, constraints, totals) -> np.ndarray:
     estimates can meet.
     """
     noisy, variances, constraints, totals = _inputs(noisy, variances, constraints, totals)
-    if np.any(totals < 0):
-        raise ValueError(f"totals must be >= 0 for non-negative estimates, got {totals!r}")
+    _check_nonnegative_totals(totals)
     groups = _disjoint_sums(constraints)
     if groups is None:
         return _iterate(noisy, variances, constraints, totals)
@@ -162,8 +168,7 @@ def jason_iteration(noisy, variances, constraints, totals) -> np.ndarray:
     a feasible point near it (:func:`scipy_wls` solves the general case).
     """
     noisy, variances, constraints, totals = _inputs(noisy, variances, constraints, totals)
-    if np.any(totals < 0):
-        raise ValueError(f"totals must be >= 0 for non-negative estimates, got {totals!r}")
+    _check_nonnegative_totals(totals)
     return _iterate(noisy, variances, constraints, totals)
 
 
