@@ -21,6 +21,7 @@ __all__ = [
     "as_positive",
     "as_probability",
     "binary_priors",
+    "check_count_noise",
     "last_axis",
     "scalar_integer",
     "scalar_or_array",
@@ -81,15 +82,30 @@ def as_exact_reals(value, name: str, limit: float = MAX_EXACT_COUNT) -> np.ndarr
 
 def as_generator(seed, name: str = "seed") -> np.random.Generator:
     """``np.random.default_rng(seed)``: an integer >= 0, ``None`` or a generator; any other
-    seed refused by name (bools too)."""
-    if isinstance(seed, bool | np.bool_):
-        raise TypeError(f"{name} must be an integer >= 0, None or a Generator, got {seed!r}")
+    seed refused by name (bools and legacy ``RandomState`` too)."""
+    message = f"{name} must be an integer >= 0, None or a numpy.random.Generator, got {seed!r}"
+    if isinstance(seed, bool | np.bool_ | np.random.RandomState):
+        raise TypeError(message)
     try:
         return np.random.default_rng(seed)
     except (TypeError, ValueError) as error:
-        raise type(error)(
-            f"{name} must be an integer >= 0, None or a Generator, got {seed!r}"
-        ) from None
+        raise type(error)(message) from None
+
+
+def check_count_noise(variance, name: str) -> float:
+    """A noise variance counts computed in float64 can carry: ``> 0`` with a finite inverse
+    (least squares weighs by it) and σ at most 2**53/64 (noise beyond 64 σ has probability
+    below e^-2048, so noisy counts stay within :data:`MAX_EXACT_COUNT`); ``name`` is the
+    argument that set it (a ρ or a mechanism)."""
+    variance = float(variance)
+    with np.errstate(divide="ignore", over="ignore"):
+        if not (variance > 0 and np.isfinite(1.0 / variance)):
+            raise ValueError(f"{name} gives noise of variance {variance!r}: it must be > 0")
+    if not variance <= (MAX_EXACT_COUNT / 64) ** 2:
+        raise ValueError(
+            f"{name} gives noise of variance {variance:g}: its counts would pass 2**53"
+        )
+    return variance
 
 
 def scalar_or_array(array: np.ndarray):
