@@ -10,8 +10,9 @@ realistic sizes, with the report's two named Virginia counties, Fairfax
 (187,160) and Lancaster (67), put in one state. :func:`state_runs` adds
 discrete Gaussian noise of standard deviation σ to every county, solves each
 state's constraints (sum = the state's invariant total, every county ≥ 0)
-by JASON's closed form and iteration (:func:`~.solver.nonnegative_sum_fit`,
-every run of a state at once; JASON do not round), ``runs`` times.
+at the optimum JASON's closed form and iteration reach
+(:func:`~.solver.nonnegative_sum_fit`, every run of a state at once; JASON
+do not round), ``runs`` times.
 County counts (and their sum) must be at most 2**53
 (:data:`~adversary._validation.MAX_EXACT_COUNT`), the integers float64 holds.
 """

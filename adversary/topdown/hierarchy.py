@@ -9,9 +9,9 @@ algorithm does, top down (JASON 2022, Sec. 5.1, 6.3.1): the root is the
 invariant (or its measurement, made a non-negative integer); then, parent by
 parent, the children's estimates are the non-negative weighted least squares
 fit to their measurements that sums to the parent's published value
-(JASON's iteration of :func:`~.solver.nonnegative_wls`, vectorised over
-many measurement vectors by :func:`~.solver.nonnegative_sum_fit`), rounded to integers
-that keep that sum (the largest-remainder rule of
+(the point JASON's iteration reaches, found by its KKT conditions and one
+sort, for many measurement vectors at once: :func:`~.solver.nonnegative_sum_fit`),
+rounded to integers that keep that sum (the largest-remainder rule of
 :func:`~.rounding.round_keeping_total`). :func:`topdown_many` post-processes
 many measurement vectors at once. The result is consistent at every
 level, non-negative and integer, like the published PL 94-171 tables.
