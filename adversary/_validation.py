@@ -11,13 +11,17 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
+    "MAX_EXACT_COUNT",
     "as_counts",
+    "as_exact_reals",
+    "as_generator",
     "as_index",
     "as_integers",
     "as_nonnegative",
     "as_positive",
     "as_probability",
     "binary_priors",
+    "check_count_noise",
     "last_axis",
     "scalar_integer",
     "scalar_or_array",
@@ -25,11 +29,20 @@ __all__ = [
 ]
 
 
+#: The largest magnitude of a count computed on in float64 (TopDown's least squares, then
+#: rounding to integers): float64 holds every integer up to 2**53 exactly, and not 2**53 + 1.
+MAX_EXACT_COUNT = 2**53
+
+
 def _as_real_array(value, name: str) -> np.ndarray:
     try:
         array = np.asarray(value)
     except Exception as error:  # pragma: no cover - numpy raises many kinds
         raise TypeError(f"{name} must be numeric, got {value!r}") from error
+    if array.dtype == object and all(
+        isinstance(v, int) and not isinstance(v, bool) for v in array.reshape(-1)
+    ):
+        array = array.astype(np.float64)  # Python integers beyond 64 bits: refused by size below
     if array.dtype == bool or not (
         np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
     ):
@@ -51,6 +64,48 @@ def as_nonnegative(value, name: str) -> np.ndarray:
     if not np.all(np.isfinite(array)) or np.any(array < 0):
         raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
     return array
+
+
+def as_exact_reals(value, name: str, limit: float = MAX_EXACT_COUNT) -> np.ndarray:
+    """``value`` as float64, every element finite and of magnitude at most ``limit`` (default
+    :data:`MAX_EXACT_COUNT`: a count or a measurement of one that float64 arithmetic keeps exact
+    to the unit); the message names the first value refused."""
+    array = _as_real_array(value, name).astype(np.float64)
+    refused = ~(np.abs(array) <= limit)  # NaN too
+    if np.any(refused):
+        raise ValueError(
+            f"{name} must be finite numbers of magnitude at most {limit:.17g}"
+            f"{' (2**53)' if limit == MAX_EXACT_COUNT else ''}, got {float(array[refused][0])!r}"
+        )
+    return array
+
+
+def as_generator(seed, name: str = "seed") -> np.random.Generator:
+    """``np.random.default_rng(seed)``: an integer >= 0, ``None`` or a generator; any other
+    seed refused by name (bools and legacy ``RandomState`` too)."""
+    message = f"{name} must be an integer >= 0, None or a numpy.random.Generator, got {seed!r}"
+    if isinstance(seed, bool | np.bool_ | np.random.RandomState):
+        raise TypeError(message)
+    try:
+        return np.random.default_rng(seed)
+    except (TypeError, ValueError) as error:
+        raise type(error)(message) from None
+
+
+def check_count_noise(variance, name: str) -> float:
+    """A noise variance counts computed in float64 can carry: ``> 0`` with a finite inverse
+    (least squares weighs by it) and σ at most 2**53/64 (noise beyond 64 σ has probability
+    below e^-2048, so noisy counts stay within :data:`MAX_EXACT_COUNT`); ``name`` is the
+    argument that set it (a ρ or a mechanism)."""
+    variance = float(variance)
+    with np.errstate(divide="ignore", over="ignore"):
+        if not (variance > 0 and np.isfinite(1.0 / variance)):
+            raise ValueError(f"{name} gives noise of variance {variance!r}: it must be > 0")
+    if not variance <= (MAX_EXACT_COUNT / 64) ** 2:
+        raise ValueError(
+            f"{name} gives noise of variance {variance:g}: its counts would pass 2**53"
+        )
+    return variance
 
 
 def scalar_or_array(array: np.ndarray):

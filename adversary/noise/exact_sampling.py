@@ -42,7 +42,7 @@ from math import isqrt
 
 import numpy as np
 
-from .._validation import as_counts, as_positive
+from .._validation import as_counts, as_generator, as_positive
 
 __all__ = ["MAX_SIGMA2", "sample"]
 
@@ -88,17 +88,6 @@ def _as_size(size) -> tuple[int, ...] | None:
     if shape.ndim > 1:
         raise ValueError(f"size must be None, an int or a tuple of ints, got {size!r}")
     return tuple(int(s) for s in np.atleast_1d(shape))
-
-
-def _as_generator(rng) -> np.random.Generator:
-    if isinstance(rng, bool | np.bool_) or isinstance(rng, np.random.RandomState):
-        raise TypeError(f"rng must be None, an int seed or a numpy.random.Generator, got {rng!r}")
-    try:
-        return np.random.default_rng(rng)
-    except (TypeError, ValueError) as error:
-        raise type(error)(
-            f"rng must be None, an int seed >= 0 or a numpy.random.Generator, got {rng!r}"
-        ) from error
 
 
 def _word_source(rng: np.random.Generator, block: int):
@@ -249,7 +238,7 @@ def sample(sigma2, size=None, rng=None):
     """
     value = _as_sigma2(sigma2)
     shape = _as_size(size)
-    generator = _as_generator(rng)
+    generator = as_generator(rng, "rng")
     count = 1 if shape is None else int(np.prod(shape, dtype=np.int64))
     block = 64 if shape is None else min(max(count * _WORDS_PER_DRAW, _BLOCK), 128 * _BLOCK)
     draw = _make_sampler(value, _word_source(generator, block).__next__)

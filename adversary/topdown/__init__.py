@@ -5,7 +5,8 @@ output: weighted least squares under the hierarchy's consistency and the
 invariants, non-negativity, then integers (JASON 2022, Sec. 5.1 and 6.3).
 
 - :mod:`.solver` — JASON's closed-form solver and iterative non-negativity
-  step (Sec. 6.3.4), and the same problem by scipy;
+  step (Sec. 6.3.4), the exact non-negative fit of disjoint sums by its KKT
+  conditions, and the same problem by scipy;
 - :mod:`.rounding` — integers that keep a total;
 - :mod:`.hierarchy` — :func:`topdown` on a small tree of units;
 - :mod:`.bias` — the bias measure B of eq. (6-3) and its windowed mean.
@@ -22,7 +23,7 @@ from .hierarchy import (
     topdown_many,
 )
 from .rounding import round_keeping_total
-from .solver import constrained_wls, nonnegative_wls, scipy_wls
+from .solver import constrained_wls, jason_iteration, nonnegative_wls, scipy_wls
 
 __all__ = [
     "bias_measure",
@@ -30,6 +31,7 @@ __all__ = [
     "children_of",
     "consistency_constraints",
     "constrained_wls",
+    "jason_iteration",
     "nonnegative_wls",
     "round_keeping_total",
     "scipy_wls",

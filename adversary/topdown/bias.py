@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import as_exact_reals
+
 __all__ = ["bias_measure", "windowed_mean"]
 
 
@@ -22,12 +24,12 @@ def bias_measure(published, truth) -> dict[str, np.ndarray]:
 
     A unit whose every run is exact has ``B`` NaN (0/0): no error to measure.
     """
-    published = np.asarray(published, dtype=np.float64)
-    truth = np.asarray(truth, dtype=np.float64)
-    if published.ndim != 2 or published.shape[1:] != truth.shape:
+    published = as_exact_reals(published, "published")
+    truth = as_exact_reals(truth, "truth")
+    if truth.ndim != 1 or published.ndim != 2 or published.shape[1:] != truth.shape:
         raise ValueError(
-            f"published must be runs × units with units matching truth {truth.shape}, "
-            f"got {published.shape}"
+            f"published must be runs × units with units matching truth (a vector, shape "
+            f"{truth.shape}), got {published.shape}"
         )
     error = published - truth[None, :]
     plus = np.mean(np.where(error >= 0, error**2, 0.0), axis=0)
@@ -39,9 +41,18 @@ def bias_measure(published, truth) -> dict[str, np.ndarray]:
 
 
 def windowed_mean(values, key, window: int = 100) -> tuple[np.ndarray, np.ndarray]:
-    """``(sorted key, mean of values over the nearest window units by key)``, ignoring NaN."""
-    values, key = np.asarray(values, dtype=np.float64), np.asarray(key)
-    if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+    """``(sorted key, mean of values over the nearest window units by key)``, ignoring NaN
+    values (units without a measure, like ``B`` of a unit never wrong)."""
+    try:
+        values = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"values must be numbers (NaN for none), got {values!r}") from None
+    if values.ndim != 1 or np.any(np.isinf(values)):
+        raise ValueError(f"values must be a vector of finite numbers or NaN, got {values.shape}")
+    key = as_exact_reals(key, "key", limit=np.finfo(np.float64).max)
+    if key.shape != values.shape:
+        raise ValueError(f"key must hold one value per value ({values.size}), got {key.shape}")
+    if isinstance(window, bool) or not isinstance(window, int | np.integer) or window < 1:
         raise ValueError(f"window must be an integer >= 1, got {window!r}")
     order = np.argsort(key, kind="stable")
     ordered = values[order]

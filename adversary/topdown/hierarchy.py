@@ -9,20 +9,24 @@ algorithm does, top down (JASON 2022, Sec. 5.1, 6.3.1): the root is the
 invariant (or its measurement, made a non-negative integer); then, parent by
 parent, the children's estimates are the non-negative weighted least squares
 fit to their measurements that sums to the parent's published value
-(JASON's iteration of :func:`~.solver.nonnegative_wls`, vectorised over
-many measurement vectors by :func:`~.solver.nonnegative_sum_fit`), rounded to integers
-that keep that sum (the largest-remainder rule of
+(the point JASON's iteration reaches, found by its KKT conditions and one
+sort, for many measurement vectors at once: :func:`~.solver.nonnegative_sum_fit`),
+rounded to integers that keep that sum (the largest-remainder rule of
 :func:`~.rounding.round_keeping_total`). :func:`topdown_many` post-processes
 many measurement vectors at once. The result is consistent at every
 level, non-negative and integer, like the published PL 94-171 tables.
+Measurements and invariants must be of magnitude at most 2**53
+(:data:`~adversary._validation.MAX_EXACT_COUNT`): the estimates are found in
+float64 and rounded, and float64 holds every integer only up to 2**53.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .._validation import as_exact_reals
 from .rounding import round_rows_keeping_totals
-from .solver import nonnegative_sum_fit
+from .solver import check_variances, nonnegative_sum_fit
 
 __all__ = [
     "check_parents",
@@ -37,7 +41,10 @@ def check_parents(parents) -> np.ndarray:
     """``parents`` as an int array: one root (−1) first, every other parent listed earlier."""
     parents = np.asarray(parents)
     if parents.ndim != 1 or parents.size == 0 or not np.issubdtype(parents.dtype, np.integer):
-        raise ValueError(f"parents must be a non-empty vector of unit indices, got {parents!r}")
+        raise ValueError(
+            f"parents must be a non-empty vector of unit indices, got {parents.dtype} "
+            f"of shape {parents.shape}"
+        )
     if parents[0] != -1 or np.any(parents[1:] < 0):
         raise ValueError("parents: unit 0 must be the root (parent -1) and the only one")
     if np.any(parents[1:] >= np.arange(1, parents.size)):
@@ -45,9 +52,15 @@ def check_parents(parents) -> np.ndarray:
     return parents.astype(np.int64)
 
 
-def children_of(parents: np.ndarray) -> dict[int, np.ndarray]:
-    """``{parent: its children's indices}`` for every unit with children."""
-    return {int(unit): np.flatnonzero(parents == unit) for unit in np.unique(parents[parents >= 0])}
+def children_of(parents) -> dict[int, np.ndarray]:
+    """``{parent: its children's indices}`` for every unit with children (one sort)."""
+    parents = check_parents(parents)
+    order = np.argsort(parents, kind="stable")
+    ordered = parents[order]
+    starts = np.flatnonzero(np.diff(ordered)) + 1
+    units = ordered[np.concatenate([[0], starts])]
+    groups = np.split(order, starts)
+    return {int(unit): group for unit, group in zip(units, groups, strict=True) if unit >= 0}
 
 
 def consistency_constraints(parents, invariant=None) -> tuple[np.ndarray, np.ndarray]:
@@ -66,8 +79,24 @@ def consistency_constraints(parents, invariant=None) -> tuple[np.ndarray, np.nda
         totals.append(0.0)
     if invariant is not None:
         columns.append(np.eye(parents.size)[0])
-        totals.append(float(invariant))
+        totals.append(float(_invariant(invariant, (1,), rounded=False)[0]))
     return np.array(columns).T.reshape(parents.size, -1), np.array(totals)
+
+
+def _invariant(invariant, shape: tuple, rounded: bool) -> np.ndarray:
+    """The root's true count(s) of ``shape`` (or one for all): ≥ 0, at most 2**53, and
+    integers when the result is ``rounded``."""
+    invariant = as_exact_reals(invariant, "invariant")
+    if invariant.shape not in ((), (1,), shape):
+        raise ValueError(
+            f"invariant must be one count or one per row {shape}, got shape {invariant.shape}"
+        )
+    if np.any(invariant < 0) or (rounded and np.any(invariant != np.round(invariant))):
+        raise ValueError(
+            f"invariant must be counts >= 0{' (integers)' if rounded else ''}, "
+            f"got {float(invariant.reshape(-1)[0])!r}"
+        )
+    return np.broadcast_to(invariant.reshape(-1), shape)
 
 
 def topdown(noisy, variances, parents, invariant=None, *, rounded: bool = True) -> np.ndarray:
@@ -80,17 +109,20 @@ def topdown(noisy, variances, parents, invariant=None, *, rounded: bool = True) 
     rounded). ``rounded=False`` keeps the real-valued least-squares estimates.
     """
     parents = check_parents(parents)
-    noisy = np.asarray(noisy, dtype=np.float64)
-    if noisy.shape[:1] != parents.shape or noisy.ndim > 2 or not np.all(np.isfinite(noisy)):
+    noisy = as_exact_reals(noisy, "noisy")
+    if noisy.shape[:1] != parents.shape or noisy.ndim > 2:
         raise ValueError(
-            f"noisy must hold one finite measurement (or cell vector) per unit ({parents.size}), "
+            f"noisy must hold one measurement (or cell vector) per unit ({parents.size}), "
             f"got shape {noisy.shape}"
         )
     rows = noisy.reshape(parents.size, -1).T
     if invariant is not None:
-        invariant = np.asarray(invariant, dtype=np.float64).reshape(-1)
+        invariant = as_exact_reals(invariant, "invariant").reshape(-1)
         if invariant.shape != rows.shape[:1]:
-            raise ValueError(f"invariant must be {rows.shape[0]} count(s) >= 0, got {invariant!r}")
+            raise ValueError(
+                f"invariant must be {rows.shape[0]} count(s), one per cell, "
+                f"got shape {invariant.shape}"
+            )
     result = topdown_many(rows, variances, parents, invariant, rounded=rounded)
     return result.T.reshape(noisy.shape)
 
@@ -101,23 +133,20 @@ def topdown_many(rows, variances, parents, invariant=None, *, rounded: bool = Tr
     ``invariant``: the root's true count per row (or one for all), or ``None``.
     """
     parents = check_parents(parents)
-    rows = np.asarray(rows, dtype=np.float64)
-    if rows.ndim != 2 or rows.shape[1] != parents.size or not np.all(np.isfinite(rows)):
+    if not isinstance(rounded, bool | np.bool_):
+        raise TypeError(f"rounded must be True or False, got {rounded!r}")
+    rows = as_exact_reals(rows, "rows")
+    if rows.ndim != 2 or rows.shape[1] != parents.size:
         raise ValueError(
-            f"rows must be finite measurements, rows × {parents.size} units, got {rows.shape}"
+            f"rows must be measurements, rows × {parents.size} units, got shape {rows.shape}"
         )
-    variances = np.broadcast_to(np.asarray(variances, dtype=np.float64), parents.shape)
-    if not np.all(np.isfinite(variances)) or np.any(variances <= 0):
-        raise ValueError("variances must be finite numbers > 0, one or one per unit")
+    variances = check_variances(variances, parents.size, "unit")
     result = np.zeros_like(rows)
     if invariant is None:
         root = np.maximum(rows[:, 0], 0.0)
         result[:, 0] = np.round(root) if rounded else root
     else:
-        root = np.broadcast_to(np.asarray(invariant, dtype=np.float64), rows.shape[:1])
-        if np.any(root < 0) or (rounded and np.any(root != np.round(root))):
-            raise ValueError(f"invariant must be counts >= 0, got {invariant!r}")
-        result[:, 0] = root
+        result[:, 0] = _invariant(invariant, rows.shape[:1], rounded)
     for parent, children in children_of(parents).items():
         fitted = nonnegative_sum_fit(rows[:, children], variances[children], result[:, parent])
         if rounded:

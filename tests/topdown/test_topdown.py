@@ -104,28 +104,6 @@ def test_topdown_of_a_cell_vector_processes_each_cell():
         np.testing.assert_array_equal(together[:, cell], alone)
 
 
-@pytest.mark.parametrize(
-    ("call", "message"),
-    [
-        (lambda: nonnegative_wls([1.0], 1.0, [[1.0]], [-1]), "totals must be >= 0"),
-        (lambda: constrained_wls([1.0, np.nan], 1.0, [[1.0], [1.0]], [1]), "noisy must be"),
-        (lambda: constrained_wls([1.0, 2.0], 0.0, [[1.0], [1.0]], [1]), "variances must be"),
-        (lambda: constrained_wls([1.0, 2.0], 1.0, [[1.0], [1.0]], [1, 2]), "totals must hold"),
-        (lambda: round_keeping_total([0.5, 0.5], 1.5), "total must be an integer"),
-        (lambda: round_keeping_total([0.5, 0.5], 3), "values must sum to total"),
-        (lambda: topdown([1.0, 1.0], 1.0, [0, 0]), "unit 0 must be the root"),
-        (lambda: topdown([1.0, 1.0, 1.0], 1.0, [-1, 2, 0]), "listed before it"),
-        (lambda: topdown([1.0, 1.0], 1.0, [-1, 0, 0]), "noisy must hold one finite measurement"),
-        (lambda: windowed_mean([1.0], [1.0], 0), "window must be"),
-        (lambda: nonnegative_wls([1.0, 2.0], 1.0, [[1.0], [1.0]], [np.nan]), "totals and"),
-        (lambda: topdown([1.0, np.nan, 3.0], 1.0, [-1, 0, 0]), "one finite measurement"),
-    ],
-)
-def test_bad_input_names_the_argument(call, message):
-    with pytest.raises(ValueError, match=message):
-        call()
-
-
 @pytest.fixture(scope="module")
 def counties():
     return synthetic_counties()

@@ -17,12 +17,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..._validation import as_counts, as_integers, scalar_integer
+from ..._validation import as_counts, as_generator, as_integers, scalar_integer
 from ...memory import check_noise_table
 from ..exact_sampling import (
     _MASK64,
     _TWO64,
-    _as_generator,
     _as_size,
     _make_bernoulli_exp,
     _word_source,
@@ -130,7 +129,7 @@ def _make_truncated_draw(bound: int, next_word, cost, denominator: int, uniform,
 def _draw(make_draw, size, rng):
     """Call ``make_draw(next_word)()`` ``size`` times on 64-bit words drawn from ``rng``."""
     shape = _as_size(size)
-    generator = _as_generator(rng)
+    generator = as_generator(rng, "rng")
     count = 1 if shape is None else int(np.prod(shape, dtype=np.int64))
     block = 64 if shape is None else min(max(count * _WORDS_PER_DRAW, _BLOCK), 128 * _BLOCK)
     draw = make_draw(_word_source(generator, block).__next__)

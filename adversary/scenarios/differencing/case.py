@@ -33,7 +33,14 @@ from functools import cached_property
 import numpy as np
 import pymc as pm
 
-from ..._validation import as_counts, as_integers, binary_priors
+from ..._validation import (
+    MAX_EXACT_COUNT,
+    as_counts,
+    as_generator,
+    as_integers,
+    binary_priors,
+    check_count_noise,
+)
 from ...budget import detailed_rho
 from ...distributions import BernoulliCount, NoiseRelease
 from ...measures.decision import DEFAULT_TIE_RULE, check_tie_rule
@@ -41,6 +48,7 @@ from ...measures.marginal import MarginalMeasures
 from ...measures.noise import resolve
 from ...measures.protocol import CaseFields
 from ...measures.protocol import prior_label as prior_label_of
+from ...memory import TABLE_ARRAYS, check_memory
 from ...noise.mechanisms import DiscreteGaussianNoise, FinitePmfNoise, NoiseMechanism
 from ..multi_query.measures import METHODS, look_measures
 
@@ -48,6 +56,9 @@ __all__ = ["DifferencingCase", "Look"]
 
 #: Release probability each convolved noise table may leave out.
 SUM_TAIL_MASS = 1e-13
+#: Arrays of replications × looks a Monte Carlo sum holds at once (noise, residuals, log
+#: likelihoods of both values, temporaries).
+MONTE_CARLO_ARRAYS = 8
 
 
 @dataclass(frozen=True)
@@ -99,16 +110,24 @@ class DifferencingCase(CaseFields):
     def __post_init__(self):
         check_tie_rule(self.tie_rule)
         object.__setattr__(self, "priors", binary_priors(self.priors))
-        as_counts(self.known_count, "known_count")
-        m = int(self.known_count)
+        known = as_counts(self.known_count, "known_count")
+        if known.ndim != 0:
+            raise ValueError(f"known_count must be one count, got shape {known.shape}")
+        m = int(known)
         if self.true_count is not None and self.true_count not in (m, m + 1):
             raise ValueError(f"true_count must be {m} or {m + 1}, got {self.true_count!r}")
         if isinstance(self.repeats, bool) or not isinstance(self.repeats, int) or self.repeats < 0:
             raise ValueError(f"repeats must be an integer >= 0, got {self.repeats!r}")
-        differences = as_counts(list(self.differences), "differences").reshape(-1)
-        if np.any(differences < 1):
+        if (m + 1) * max(self.repeats, 1) > MAX_EXACT_COUNT:
             raise ValueError(
-                f"differences must be numbers of other cells >= 1, got {self.differences!r}"
+                f"known_count: the looks ((known_count + 1) × repeats) must stay within 2**53, "
+                f"got {m} with {self.repeats} repeats"
+            )
+        differences = as_counts(self.differences, "differences")
+        if differences.ndim != 1 or np.any(differences < 1):
+            raise ValueError(
+                f"differences must be a tuple of numbers of other cells >= 1, "
+                f"got {self.differences!r}"
             )
         object.__setattr__(self, "differences", tuple(int(n) for n in differences))
         if self.repeats + len(self.differences) == 0:
@@ -116,8 +135,22 @@ class DifferencingCase(CaseFields):
                 "repeats: the adversary needs at least one look (repeats or differences)"
             )
         resolve(self.rho, self.convention, self.mechanism)
+        check_count_noise(self.noise().variance, "rho" if self.mechanism is None else "mechanism")
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {', '.join(METHODS)}, got {self.method!r}")
+        self._check_replications(self.replications)
+        as_generator(self.seed, "seed")
+
+    def _check_replications(self, replications) -> None:
+        """An integer >= 2 whose Monte Carlo arrays (replications × looks) fit the budget."""
+        if isinstance(replications, bool) or not isinstance(replications, int) or replications < 2:
+            raise ValueError(f"replications must be an integer >= 2, got {replications!r}")
+        pooled = isinstance(self.noise(), DiscreteGaussianNoise) and self.repeats > 1
+        looks = (1 if pooled else self.repeats) + len(self.differences)
+        check_memory(
+            8.0 * MONTE_CARLO_ARRAYS * replications * looks,
+            f"replications ({replications:,} Monte Carlo draws of {looks:,} looks)",
+        )
 
     def _observed(self) -> np.ndarray:
         if self.observed_releases is None:
@@ -169,15 +202,24 @@ class DifferencingCase(CaseFields):
         noise = self.noise()
         looks = []
         if isinstance(noise, DiscreteGaussianNoise) and self.repeats > 1:
-            looks.append(self._summed(f"sum of {self.repeats} repeats", self.repeats, self.repeats))
+            label = f"sum of {self.repeats} repeats"
+            looks.append(self._summed(label, self.repeats, self.repeats, "repeats"))
         else:
             looks += [Look(f"repeat {i + 1}", 1, noise, 0.0) for i in range(self.repeats)]
         looks += [
-            self._summed(f"total of 1 + {n} cells minus {n}", 1, 1 + n) for n in self.differences
+            self._summed(f"total of 1 + {n} cells minus {n}", 1, 1 + n, "differences")
+            for n in self.differences
         ]
         return tuple(looks)
 
-    def _summed(self, label: str, shift: int, copies: int) -> Look:
+    def _summed(self, label: str, shift: int, copies: int, name: str) -> Look:
+        """The look at the sum of ``copies`` noises; ``name``: the argument that asked for it
+        (its table of ``copies`` times one copy's length is sized before it is made)."""
+        one = len(self.noise().table(SUM_TAIL_MASS / copies).probabilities)
+        check_memory(
+            16.0 * TABLE_ARRAYS * (copies * (one - 1) + 1),
+            f"{name} (the noise of a sum of {copies:,} counts)",
+        )
         table = self.noise().sum_table(copies, SUM_TAIL_MASS)
         mechanism = FinitePmfNoise(int(table.start), tuple(table.probabilities))
         return Look(label, shift, mechanism, float(table.omitted_mass))
@@ -214,7 +256,8 @@ class DifferencingCase(CaseFields):
         estimate). Monte Carlo over ``replications`` release sets.
         """
         replications = self.replications if replications is None else replications
-        rng = np.random.default_rng(self.seed if seed is None else seed)
+        self._check_replications(replications)
+        rng = as_generator(self.seed if seed is None else seed, "seed")
         looks = self.looks()
         estimates, weights = [], []
         for look in looks:

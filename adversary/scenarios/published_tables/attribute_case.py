@@ -14,11 +14,16 @@ from ..._validation import as_counts
 from ...measures.marginal import MarginalMeasures
 from ...measures.protocol import CaseFields
 from ...measures.protocol import prior_label as prior_label_of
+from ...memory import check_memory
 from .adversaries import PublishedLaw, published_law
 from .attribute import attribute_measures, noisy_ratio_laws, published_ratio_laws
-from .setting import POST_PROCESSING, BlockGroupTables
+from .setting import POST_PROCESSING, BlockGroupTables, block_counts
 
 __all__ = ["PublishedAttributeCase"]
+
+#: Arrays of replications × categories the Monte Carlo sum holds at once (the draws of the
+#: log ratios, the joint, the posteriors and their temporaries).
+MONTE_CARLO_ARRAYS = 8
 
 
 @dataclass(frozen=True)
@@ -51,22 +56,32 @@ class PublishedAttributeCase(CaseFields, BlockGroupTables):
 
     def __post_init__(self):
         set_ = lambda field, value: object.__setattr__(self, field, value)  # noqa: E731
+        if not isinstance(self.categories, tuple | list):
+            raise TypeError(f"categories must be a tuple of names, got {self.categories!r}")
         categories = tuple(str(c) for c in self.categories)
         if len(categories) < 2 or len(set(categories)) != len(categories):
             raise ValueError(
                 f"categories must name K >= 2 distinct values, got {self.categories!r}"
             )
         set_("categories", categories)
-        known = as_counts(self.known_counts, "known_counts")
+        known = block_counts(self.known_counts, "known_counts")
         if known.ndim != 2 or known.shape[0] != len(categories) or known.shape[1] < 1:
             raise ValueError(
                 f"known_counts must hold one row of block counts per category "
                 f"({len(categories)} rows), got {self.known_counts!r}"
             )
         set_("known_counts", tuple(tuple(int(k) for k in row) for row in known))
+        if not isinstance(self.priors, dict) or not self.priors:
+            raise ValueError(
+                f"priors must map at least one label to a prior over the categories, "
+                f"got {self.priors!r}"
+            )
         priors = {}
-        for label, value in dict(self.priors).items():
-            vector = np.asarray(value, dtype=np.float64)
+        for label, value in self.priors.items():
+            try:
+                vector = np.asarray(value, dtype=np.float64)
+            except (TypeError, ValueError):
+                vector = np.full(len(categories) + 1, np.nan)  # refused below
             if (
                 vector.shape != (len(categories),)
                 or np.any(vector <= 0)
@@ -82,6 +97,13 @@ class PublishedAttributeCase(CaseFields, BlockGroupTables):
                 f"true_category must be one of {categories}, got {self.true_category!r}"
             )
         self._check_setting(known.shape[1])
+        replications = self.replications
+        if isinstance(replications, bool) or not isinstance(replications, int) or replications < 2:
+            raise ValueError(f"replications must be an integer >= 2, got {replications!r}")
+        check_memory(
+            8.0 * MONTE_CARLO_ARRAYS * replications * len(categories),
+            f"replications ({replications:,} Monte Carlo draws)",
+        )
         if self.published is not None:
             tables = as_counts(self.published, "published")
             if tables.shape != (known.shape[0], known.shape[1] + 1):
@@ -92,6 +114,7 @@ class PublishedAttributeCase(CaseFields, BlockGroupTables):
                 )
             if np.any(tables[:, 0] != tables[:, 1:].sum(axis=1)):
                 raise ValueError("published: each category's blocks must sum to its block group")
+            block_counts(tables[:, 1:], "published")
             set_("published", tuple(tuple(int(t) for t in row) for row in tables))
 
     #: The latent of the decision: the target's category index.

@@ -10,12 +10,13 @@ import pandas as pd
 import pymc as pm
 import pytensor.tensor as pt
 
-from ..._validation import as_counts, binary_priors
+from ..._validation import as_counts, as_generator, binary_priors
 from ...distributions import BernoulliCount
 from ...measures.marginal import MarginalMeasures
 from ...measures.monte_carlo import DEFAULT_SE_MULTIPLE
 from ...measures.protocol import CaseFields
 from ...measures.protocol import prior_label as prior_label_of
+from ...memory import check_memory
 from ...noise.mechanisms import NoiseMechanism
 from .adversaries import (
     PublishedLaw,
@@ -25,13 +26,16 @@ from .adversaries import (
     three_adversaries,
 )
 from .grid import MAX_NOISE_VECTORS, grid_size
-from .setting import POST_PROCESSING, BlockGroupTables
+from .setting import POST_PROCESSING, BlockGroupTables, block_counts
 
 __all__ = ["POST_PROCESSING", "PublishedTablesCase"]
 
 #: How the measures are found: summed over the noise grid, or simulated (``auto``: the grid when
 #: it has at most :data:`~.grid.MAX_NOISE_VECTORS` vectors).
 METHODS = ("auto", "exact", "simulation")
+#: Arrays of draws × units a simulation holds at once: the noise, the measurements and the
+#: four tables of :func:`~.adversaries.published_tables` (int64 or float64 each).
+SIMULATION_ARRAYS = 8
 
 
 @dataclass(frozen=True)
@@ -76,7 +80,7 @@ class PublishedTablesCase(CaseFields, BlockGroupTables):
     def __post_init__(self):
         set_ = lambda field, value: object.__setattr__(self, field, value)  # noqa: E731
         set_("priors", binary_priors(self.priors))
-        known = as_counts(self.known_counts, "known_counts")
+        known = block_counts(self.known_counts, "known_counts")
         if known.ndim != 1 or known.size < 1:
             raise ValueError(
                 f"known_counts must hold one count per block, got {self.known_counts!r}"
@@ -90,10 +94,17 @@ class PublishedTablesCase(CaseFields, BlockGroupTables):
             )
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {', '.join(METHODS)}, got {self.method!r}")
+        if not isinstance(self.invariant, bool | np.bool_):
+            raise TypeError(f"invariant must be True or False, got {self.invariant!r}")
         for name, least in (("draws", 2), ("batches", 2)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
+        if self.batches > self.draws // 2:
+            raise ValueError(
+                f"batches must leave at least 2 draws each ({self.draws} draws), "
+                f"got {self.batches!r}"
+            )
         if self.published is not None:
             table = as_counts(self.published, "published")
             if table.shape != (known.size + 1,):
@@ -105,6 +116,7 @@ class PublishedTablesCase(CaseFields, BlockGroupTables):
                 raise ValueError(
                     "published: the blocks must sum to the block group, as TopDown's do"
                 )
+            block_counts(table[1:], "published")
             set_("published", tuple(int(t) for t in table))
 
     # --- the hierarchy ---------------------------------------------------------------------
@@ -147,6 +159,7 @@ class PublishedTablesCase(CaseFields, BlockGroupTables):
     @cached_property
     def _simulated(self) -> list:
         """``batches`` cross-fitted ``(grid, law)`` (:func:`.adversaries.simulated_laws`)."""
+        self._check_draws(self.draws, "draws")
         known, path, mechanisms, variances, parents, invariant = self._arguments()
         rng = np.random.default_rng(self.seed)
         return simulated_laws(
@@ -253,18 +266,30 @@ class PublishedTablesCase(CaseFields, BlockGroupTables):
         target = self._table(table)
         if isinstance(draws, bool) or not isinstance(draws, int) or draws < 2:
             raise ValueError(f"draws must be an integer >= 2, got {draws!r}")
+        self._check_draws(draws, "draws")
         known, path, mechanisms, variances, parents, invariant = self._arguments()
-        rng = np.random.default_rng(seed)
+        rng = as_generator(seed, "seed")
         noise = np.stack([np.asarray(m.sample(draws, rng)) for m in mechanisms], axis=1)
         tables, _ = published_tables(noise, known, path, variances, parents, invariant)
         estimates = np.array([np.mean(np.all(tables[x] == target, axis=1)) for x in (0, 1)])
         return estimates, np.sqrt(estimates * (1 - estimates) / draws)
 
+    def _check_draws(self, draws: int, name: str) -> None:
+        """Refuse, naming ``name``, simulations whose arrays would pass the memory budget."""
+        units = len(self.known_counts) + 1
+        check_memory(8.0 * SIMULATION_ARRAYS * draws * units, f"{name} ({draws:,} simulated runs)")
+
     def _table(self, table) -> np.ndarray:
-        table = self.published if table is None else table
+        name, table = ("published", self.published) if table is None else ("table", table)
         if table is None:
             raise ValueError("published: the case states no published table to condition on")
-        return np.asarray(table, dtype=np.int64)
+        table = as_counts(table, name)
+        if table.shape != (len(self.known_counts) + 1,):
+            raise ValueError(
+                f"{name} must be {len(self.known_counts) + 1} counts (block group, then each "
+                f"block), got shape {table.shape}"
+            )
+        return table
 
     def posterior(self, prior_label: str | None = None) -> float:
         """``P[X1 = m + 1 | published]`` under one prior."""

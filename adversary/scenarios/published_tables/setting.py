@@ -7,7 +7,13 @@ from functools import cached_property
 
 import numpy as np
 
-from ..._validation import scalar_positive
+from ..._validation import (
+    MAX_EXACT_COUNT,
+    as_counts,
+    as_generator,
+    check_count_noise,
+    scalar_positive,
+)
 from ...budget import detailed_rho
 from ...measures.decision import DEFAULT_TIE_RULE, check_tie_rule
 from ...measures.noise import resolve
@@ -15,11 +21,24 @@ from ...measures.product_grid import NoiseGrid
 from ...noise.mechanisms import DiscreteGaussianNoise, NoiseMechanism
 from .grid import noise_grid
 
-__all__ = ["POST_PROCESSING", "BlockGroupTables"]
+__all__ = ["POST_PROCESSING", "BlockGroupTables", "block_counts"]
 
 #: What the adversary sees, by ``post_processing``: the noisy measurements (``"none"``), TopDown's
 #: published tables (``"topdown"``) or both; the values are the adversaries' names.
 POST_PROCESSING = {"none": "noisy", "topdown": "published", "both": "both"}
+
+
+def block_counts(value, name: str) -> np.ndarray:
+    """``value`` as int64 counts (blocks on the last axis) whose block group, their sum, stays
+    below 2**53 with the target added: TopDown computes in float64
+    (:data:`~adversary._validation.MAX_EXACT_COUNT`)."""
+    counts = as_counts(value, name)
+    if counts.size and np.max(counts.sum(axis=-1)) >= MAX_EXACT_COUNT:
+        raise ValueError(
+            f"{name}: the block group's count (their sum) must be below 2**53, "
+            f"got {int(np.max(counts.sum(axis=-1)))}"
+        )
+    return counts
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -56,14 +75,21 @@ class BlockGroupTables:
             for name in ("rho_block", "rho_parent"):
                 scalar_positive(getattr(self, name), name)
                 resolve(getattr(self, name), self.convention, None, name)
+            noises = zip(("rho_parent", "rho_block"), self._unit_noise(1), strict=True)
         elif not isinstance(mechanism, NoiseMechanism):
             raise ValueError(f"mechanism must be a NoiseMechanism, got {mechanism!r}")
+        else:
+            noises = [("mechanism", mechanism)]
+        for name, noise in noises:
+            check_count_noise(noise.variance, name)
         if self.post_processing not in POST_PROCESSING:
             raise ValueError(
                 f"post_processing must be one of {', '.join(POST_PROCESSING)}, "
                 f"got {self.post_processing!r}"
             )
-        scalar_positive(self.tail_mass, "tail_mass")
+        if not scalar_positive(self.tail_mass, "tail_mass") < 1:
+            raise ValueError(f"tail_mass must be below 1, got {self.tail_mass!r}")
+        as_generator(self.seed, "seed")
 
     def _unit_noise(self, blocks: int, mechanism: NoiseMechanism | None = None) -> tuple:
         """The noise of each unit, the block group first (``mechanism`` for all, if given)."""
