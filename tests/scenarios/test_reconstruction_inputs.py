@@ -144,14 +144,10 @@ def test_a_release_is_refused_beyond_the_noises_cut_off_and_accepted_within():
             PersonsKernel(CASE, (total, 2, 1))
 
 
-def test_the_command_line_refuses_a_huge_release_in_one_line(tmp_path, capsys):
-    model = tmp_path / "block.py"
-    model.write_text(
-        "from adversary.scenarios.reconstruction import ReconstructionCase\n"
-        "CASE = ReconstructionCase(name='b', n=3, cells=('a', 'b'), prior=(0.5, 0.5),\n"
-        "    queries=[(0, 1)], rhos=0.5, releases=(10**12,), truth=(1, 2))\n"
-    )
-    assert main(["reconstruct", str(model)]) == 2
+def test_the_command_line_refuses_a_huge_release_in_one_line(case_file, capsys):
+    fields = {"n": "3", "cells": "('a', 'b')", "prior": "(0.5, 0.5)", "queries": "[(0, 1)]"}
+    model = case_file("b", **fields, rhos="0.5", releases="(10**12,)", truth="(1, 2)")
+    assert main(["reconstruct", model]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "releases[0] = 1000000000000 is far outside" in err
 
@@ -170,33 +166,30 @@ def test_the_chain_is_sized_before_it_runs_and_refused_beyond_the_budget():
     assert posterior.draws.shape == (2, 1000, 4)
 
 
-def test_a_chain_over_100_000_cells_is_refused_at_once(tmp_path, capsys):
+def test_a_chain_over_100_000_cells_is_refused_at_once(case_file, capsys):
     # 2 chains × 2 000 draws × 10^5 cells of int64 is 3.2 GB before any copy: refused
     # (in one line, naming the estimate and how to raise it) before anything is allocated.
     k = 100_000
-    model = tmp_path / "wide.py"
-    model.write_text(
-        "from adversary.scenarios.reconstruction import ReconstructionCase\n"
-        f"CASE = ReconstructionCase(name='wide', n=3, cells=[str(i) for i in range({k})],\n"
-        f"    prior=[1 / {k}] * {k}, queries=[tuple(range({k}))], rhos=0.5, releases=(3,),\n"
-        f"    truth=(1, 1, 1) + (0,) * {k - 3})\n"
+    model = case_file(
+        "wide",
+        n="3",
+        cells=f"[str(i) for i in range({k})]",
+        prior=f"[1 / {k}] * {k}",
+        queries=f"[tuple(range({k}))]",
+        rhos="0.5",
+        releases="(3,)",
+        truth=f"(1, 1, 1) + (0,) * {k - 3}",
     )
-    assert main(["reconstruct", str(model), "--method", "mcmc"]) == 2
+    assert main(["reconstruct", model, "--method", "mcmc"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert "the MCMC trace (2 chains × 2,000 draws × 100,000 cells)" in err
     assert "would need 17.9 GiB" in err and "--memory-budget" in err
 
 
-def test_the_command_line_shows_the_chains_progress_on_stderr_only(tmp_path, capsys):
-    model = tmp_path / "block.py"
-    model.write_text(
-        "from adversary.scenarios.reconstruction import ReconstructionCase\n"
-        "CASE = ReconstructionCase(name='b', n=3, cells=('a', 'b', 'c', 'd'),\n"
-        "    prior=(0.1, 0.2, 0.3, 0.4), queries=[(0, 1, 2, 3), (0, 1), (2, 3)], rhos=0.5,\n"
-        "    releases=(3, 2, 1), truth=(1, 0, 1, 1))\n"
-    )
-    argv = ["reconstruct", str(model), "--method", "mcmc", "--draws", "200", "--json"]
+def test_the_command_line_shows_the_chains_progress_on_stderr_only(case_file, capsys):
+    model = case_file("b", **{key: repr(value) for key, value in FIELDS.items() if key != "name"})
+    argv = ["reconstruct", model, "--method", "mcmc", "--draws", "200", "--json"]
     assert main(argv) == 0
     captured = capsys.readouterr()
     assert json.loads(captured.out)["method"] == "mcmc"

@@ -197,18 +197,22 @@ def test_ranking_counts_the_ties_at_the_edge_of_the_top_r():
     assert curve == pytest.approx((1.0, (1 + 1 / 4) / 2), abs=1e-15)
 
 
-def test_the_command_line_states_the_tie_rule(tmp_path, capsys):
-    model = tmp_path / "uniform.py"
-    model.write_text(
-        "from adversary.scenarios.reconstruction import ReconstructionCase\n"
-        "CASE = ReconstructionCase(name='u', n=1, cells=('a', 'b', 'c'), prior=(1/3, 1/3, 1/3),\n"
-        "    queries=[(0, 1, 2)], rhos=0.5, releases=(1,), truth=(0, 0, 1))\n"
+def test_the_command_line_states_the_tie_rule(case_file, capsys):
+    model = case_file(
+        "uniform",
+        n="1",
+        cells="('a', 'b', 'c')",
+        prior="(1/3, 1/3, 1/3)",
+        queries="[(0, 1, 2)]",
+        rhos="0.5",
+        releases="(1,)",
+        truth="(0, 0, 1)",
     )
-    assert main(["reconstruct", str(model), "--method", "exact", "--json"]) == 0
+    assert main(["reconstruct", model, "--method", "exact", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["map_exact"] == pytest.approx(1 / 3) and result["tie_rule"] == "split"
-    assert main(["reconstruct", str(model), "--method", "exact", "--tie-rule", "largest"]) == 0
+    assert main(["reconstruct", model, "--method", "exact", "--tie-rule", "largest"]) == 0
     out = capsys.readouterr().out
     assert "P[most probable histogram is true]" in out and "1.0000" in out
-    assert main(["risk", str(model), "--tie-rule", "smallest", "--json"]) == 0
+    assert main(["risk", model, "--tie-rule", "smallest", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["map_exact"]["mean"] == 0.0
