@@ -105,7 +105,8 @@ class ReconstructionStudy:
     description: str = ""
 
     def __post_init__(self):
-        for field_name, low in (("per_bin", 2), ("draws", 1), ("tune", 0), ("chains", 1)):
+        fields = (("per_bin", 2), ("draws", 1), ("tune", 0), ("chains", 1), ("seed", 0))
+        for field_name, low in fields:
             object.__setattr__(
                 self, field_name, scalar_integer(getattr(self, field_name), field_name, low)
             )
@@ -114,7 +115,10 @@ class ReconstructionStudy:
                 f"classification must be one of {', '.join(CLASSIFICATIONS)}, "
                 f"got {self.classification!r}"
             )
-        scales = tuple(float(s) for s in np.atleast_1d(self.scales))
+        try:
+            scales = tuple(float(s) for s in np.atleast_1d(self.scales))
+        except (TypeError, ValueError):
+            scales = ()
         if not scales or any(not s > 0 for s in scales):
             raise ValueError(f"scales must be numbers > 0 (inf: no noise), got {self.scales!r}")
         object.__setattr__(self, "scales", scales)
@@ -123,7 +127,10 @@ class ReconstructionStudy:
         if not conventions or bad:
             raise ValueError(f"conventions must be among paper, das, got {self.conventions!r}")
         object.__setattr__(self, "conventions", conventions)
-        pl94_queries(self.cells, budget=self.budget)  # the budget names every query
+        try:
+            pl94_queries(self.cells, budget=self.budget)  # the budget names every query
+        except ValueError as error:
+            raise ValueError(f"budget: {error}") from None
 
     @property
     def cells(self) -> Classification:
@@ -334,10 +341,15 @@ def summary_by_bin(rows: pd.DataFrame) -> pd.DataFrame:
     ``Σ w·overlap / Σ w·n`` with ``w`` the bin's blocks over its sampled ones;
     ``p_true_histogram``: the mean over the bin's blocks. The same for the
     baseline. Each with ``_se`` (linearised, stratified, finite-population
-    corrected: 0 when a bin is sampled whole) and ``_low``/``_high`` (95 %).
-    Also ``blocks`` (sampled), ``in_bin`` (blocks in the bin) and
-    ``persons`` (persons in the sampled blocks). Index ``(convention, scale, bin)``
-    in the rows' order of conventions and scales, ``bin`` ending with ``"all"``.
+    corrected) and ``_low``/``_high`` (95 %). Also ``blocks`` (sampled),
+    ``in_bin`` (blocks in the bin), ``persons`` (persons in the sampled
+    blocks) and ``census``: every block of the bin (for ``"all"``: of every
+    bin) sampled, so the estimate has no sampling error — its ``_se`` is 0 and
+    its interval the estimate (whatever the number of blocks, one included).
+    A bin of which one block of several is sampled has no standard error:
+    ``_se``, ``_low`` and ``_high`` are NaN (empty in CSV, null in JSON).
+    Index ``(convention, scale, bin)`` in the rows' order of conventions and
+    scales, ``bin`` ending with ``"all"``.
     """
     measures = {
         "overlap_share": ("overlap", "n"),
@@ -358,6 +370,7 @@ def summary_by_bin(rows: pd.DataFrame) -> pd.DataFrame:
                 record[f"{name}_high"] = estimate + _Z95 * error
             record["blocks"] = len(part)
             record["in_bin"] = int(part.groupby("bin", observed=True)["in_bin"].first().sum())
+            record["census"] = record["blocks"] == record["in_bin"]
             record["persons"] = int(part["n"].sum())
             records.append(record)
     return pd.DataFrame(records).set_index(["convention", "scale", "bin"])
@@ -384,7 +397,9 @@ def _ratio(part: pd.DataFrame, numerator: str, denominator: str | None) -> tuple
     for stratum, m in enumerate(sampled):
         mine = strata == stratum
         big = float(in_bin[mine][0])
+        if m == big:
+            continue  # a census of the stratum: no sampling error
         if m < 2:
-            return ratio, math.nan  # one block in a bin: no standard error
+            return ratio, math.nan  # one block of several: no standard error
         variance += big**2 * (1 - m / big) * np.var(u[mine], ddof=1) / m
     return ratio, math.sqrt(variance) / total

@@ -8,6 +8,8 @@ the same for the prior alone (the chance baseline). ``--method exact`` sums
 over every histogram (small blocks), ``mcmc`` samples them (each person's
 cell drawn from its exact full conditional), ``auto`` (default) is exact when
 every histogram fits the memory budget. Sampled figures come with their Monte Carlo standard errors.
+A chain's memory (its draws of every cell, and the sampler's tables) is sized before it runs and
+refused beyond --memory-budget; its progress goes to stderr (--no-progress: none).
 
 ``--json`` prints one object with keys:
 
@@ -18,12 +20,19 @@ every histogram fits the memory budget. Sampled figures come with their Monte Ca
 ``expected_overlap``, ``overlap_share``
     the expected number of true records in a reconstruction drawn from the
     posterior, and that over ``n``;
-``map_histogram``, ``map_exact``
-    the most probable histogram (for MCMC, the most frequent draw) and whether
-    it is the truth;
+``map_histogram``, ``map_exact``, ``map_modes``
+    the most probable histogram (for MCMC, the most frequent draw), the
+    probability that it is the truth, and how many histograms tie for most
+    probable: under ``--tie-rule split`` (default) a tie among k counts 1/k
+    if the truth is among them and ``map_histogram`` is null; ``smallest`` /
+    ``largest`` take the first / last in the cells' order (most persons in
+    the first cell first);
 ``match_rate``
     records "at least j persons in cell k" ranked by posterior probability:
-    the share of the top r that are true, for r = 1 … n;
+    the share of the top r that are true, for r = 1 … n (records tied at the
+    edge of the top r count by the tie rule);
+``tie_rule``
+    how ties counted;
 ``method``, ``standard_errors``
     ``exact`` or ``mcmc``, and the Monte Carlo standard errors of the sampled
     ``p_true_histogram``, ``expected_overlap`` and ``overlap_share`` (empty when
@@ -36,6 +45,7 @@ from __future__ import annotations
 
 import json
 
+from ..measures.decision import TIE_RULES
 from ..model_files import ModelFileError, load_module
 from ..scenarios.reconstruction import ReconstructionCase, enumerable, reconstruct
 from ..scenarios.reconstruction.data_holder import holder_measures
@@ -57,6 +67,13 @@ def register(subparsers) -> None:
     parser.add_argument("--draws", type=int, default=2000, help="MCMC draws per chain (2000)")
     parser.add_argument("--chains", type=int, default=2, help="MCMC chains (2)")
     parser.add_argument("--seed", type=int, default=2020, help="MCMC random seed (2020)")
+    parser.add_argument(
+        "--tie-rule",
+        choices=TIE_RULES,
+        default=None,
+        help="how tied most probable histograms and records count (default: the case's, split)",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     add_memory_budget_argument(parser)
 
@@ -74,7 +91,10 @@ def run(args) -> int:
         raise ModelFileError(
             f"model {str(args.model)!r}: CASE must be a ReconstructionCase, got {found}"
         )
+    if args.tie_rule is not None:
+        case = case.replace(tie_rule=args.tie_rule)
     sample = {"draws": args.draws, "chains": args.chains, "random_seed": args.seed}
+    sample["progressbar"] = not args.no_progress
     result = {"case": case.name, **reconstruct(case, args.method, **sample)}
     if args.json:
         print(json.dumps(result, indent=2))
@@ -104,21 +124,27 @@ def _report(result: dict) -> str:
         f"{'expected true records':<34}{value('expected_overlap', 3):>22}"
         f"{baseline['expected_overlap']:>14.3f}",
         f"{'share of the block':<34}{value('overlap_share'):>22}{baseline['overlap_share']:>14.4f}",
-        f"{'most probable histogram is true':<34}{result['map_exact']!s:>22}"
-        f"{baseline['map_exact']!s:>14}",
+        f"{'P[most probable histogram is true]':<34}{_credit(result):>22}{_credit(baseline):>14}",
         f"{f'top-{n} ranked records true':<34}{result['match_rate'][-1]:>22.4f}"
         f"{baseline['match_rate'][-1]:>14.4f}",
     ]
     return "\n".join(lines)
 
 
+def _credit(measures: dict) -> str:
+    """``map_exact`` to four places, ``"-"`` when not computed."""
+    return "-" if measures["map_exact"] is None else f"{measures['map_exact']:.4f}"
+
+
 def holder_run(case: ReconstructionCase, args) -> int:
     """``adversary risk`` on a reconstruction case: the data holder's measures."""
-    if args.sweep or args.prior is not None or args.tie_rule is not None:
+    if args.sweep or args.prior is not None:
         raise ValueError(
-            "--sweep, --prior and --tie-rule apply to attacks; a reconstruction case takes "
-            "--replications and --seed"
+            "--sweep and --prior apply to attacks; a reconstruction case takes "
+            "--replications, --seed and --tie-rule"
         )
+    if args.tie_rule is not None:
+        case = case.replace(tie_rule=args.tie_rule)
     method = "exact" if enumerable(case) else "mcmc"
     measured = holder_measures(case, args.replications, method, releases="auto", seed=args.seed)
     result = {"case": case.name, **measured}
@@ -141,7 +167,8 @@ def holder_run(case: ReconstructionCase, args) -> int:
     for key, label in _HOLDER_LINES:
         cell = result[key]
         error = f"{cell['bound']:.1e}" if grid else f"{cell['standard_error']:.4f}"
-        lines.append(f"{label:<34}{cell['mean']:>13.4f} ± {error:<7}{float(baseline[key]):>14.4f}")
+        base = "-" if baseline[key] is None else f"{baseline[key]:.4f}"
+        lines.append(f"{label:<34}{cell['mean']:>13.4f} ± {error:<7}{base:>14}")
     print("\n".join(lines))
     return 0
 
@@ -150,5 +177,5 @@ _HOLDER_LINES = (
     ("p_true_histogram", "P[true histogram]"),
     ("expected_overlap", "expected true records"),
     ("overlap_share", "share of the block"),
-    ("map_exact", "most probable histogram is true"),
+    ("map_exact", "P[most probable histogram is true]"),
 )

@@ -17,7 +17,9 @@ shipped ``population_reconstruction``). :func:`survey`:
 4. **Summary.** Per bin and overall: the share of records reconstructed and
    the exact-block rate, each with its standard error and 95 % interval
    from the stratified sample, beside the prior alone
-   (:func:`~adversary.analyses.reconstruction_study.summary_by_bin`).
+   (:func:`~adversary.analyses.reconstruction_study.summary_by_bin`); a bin
+   sampled whole is a census (``census``: no sampling error, said so in the
+   printed table, never ``± nan``).
 
 Each block's rows are seeded by its position in the sample, so the output
 does not depend on the number of workers.

@@ -78,8 +78,17 @@ def reconstruction_by_block_size_figure(summary: pd.DataFrame) -> Figure:
     return figure
 
 
+def _estimate(mean: float, error: float) -> str:
+    """``mean ± error``, or the mean alone when the error is unknown (one block of several)."""
+    return f"{mean:>9.3f} ± {error:<5.3f}" if math.isfinite(error) else f"{mean:>9.3f}  (no s.e.)"
+
+
 def summary_text(survey, study: ReconstructionStudy) -> str:
-    """A printed table per convention: share of records reconstructed ± standard error."""
+    """A printed table per convention: share of records reconstructed ± standard error.
+
+    A census row (every block of the bin sampled) shows the shares alone and
+    says so: it has no sampling error.
+    """
     stats = survey.stats
     sampled = ", ".join(f"{b} {n}" for b, n in stats["sampled_per_bin"].items())
     lines = [
@@ -99,7 +108,11 @@ def summary_text(survey, study: ReconstructionStudy) -> str:
             values = [(c["overlap_share"], c["overlap_share_se"]) for c in cells]
             base = cells[0]
             values.append((base["baseline_overlap_share"], base["baseline_overlap_share_se"]))
-            lines.append(f"{label:<9}" + "".join(f"{m:>9.3f} ± {e:<5.3f}" for m, e in values))
+            if base["census"]:
+                shares = "".join(f"{m:>9.3f}{'':8}" for m, _ in values)
+                lines.append(f"{label:<9}{shares}  census of the bin: no sampling error")
+            else:
+                lines.append(f"{label:<9}" + "".join(_estimate(m, e) for m, e in values))
     if survey.files:
         lines += ["", "written: " + ", ".join(survey.files.values())]
     return "\n".join(lines)

@@ -73,6 +73,27 @@ def test_the_cli_runs_a_reconstruction_model(tmp_path, capsys):
         load_reconstruction_study(model)
 
 
+def test_a_census_survey_says_so_instead_of_nan(tmp_path, capsys):
+    # Ten persons make one block: its bin is sampled whole, so there is no sampling error
+    # to show — said in words on the terminal, 0 in the files, and no NaN anywhere.
+    model = tmp_path / "study.py"
+    model.write_text(
+        "from adversary.analyses.reconstruction_study import ReconstructionStudy\n"
+        "RECONSTRUCTION = ReconstructionStudy(scales=(16.0,), conventions=('paper',),\n"
+        "    draws=50, tune=10)\n"
+    )
+    out = tmp_path / "out"
+    argv = ["population", "--synthetic", "10", "--model", str(model), "--workers", "1"]
+    assert main([*argv, "--out", str(out), "--no-progress", "--no-plots"]) == 0
+    text = capsys.readouterr().out
+    assert "nan" not in text and text.count("census of the bin: no sampling error") == 2
+    summary = pd.read_csv(out / "summary.csv")
+    assert summary["census"].all() and summary.notna().all().all()
+    assert (summary["overlap_share_se"] == 0).all()
+    assert (summary["overlap_share_low"] == summary["overlap_share"]).all()
+    assert "NaN" not in (out / "summary.json").read_text()
+
+
 def test_the_shipped_model_declares_the_study():
     study = load_reconstruction_study("population_reconstruction")
     assert (study.per_bin, study.classification, study.conventions) == (

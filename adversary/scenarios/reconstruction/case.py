@@ -10,9 +10,11 @@ import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 
-from ..._validation import scalar_integer, scalar_positive
+from ..._validation import as_integers, as_positive, scalar_integer, scalar_positive
 from ...budget import get_preset
 from ...distributions import DiscreteGaussian, NoiseRelease
+from ...measures.decision import DEFAULT_TIE_RULE, check_tie_rule
+from ...measures.releases import DEFAULT_TAIL_MASS
 from ...noise.mechanisms import DiscreteGaussianNoise, NoiseMechanism
 
 __all__ = ["HISTOGRAM", "LATENTS", "PERSONS", "RELEASES", "ReconstructionCase"]
@@ -45,7 +47,20 @@ class ReconstructionCase:
       holder's measures, which average over releases from the truth);
     - ``truth`` — the true histogram (K counts summing to ``n``; ``None``:
       no measure that needs it);
-    - ``query_labels`` — a name per count, for reports.
+    - ``query_labels`` — a name per count, for reports;
+    - ``tie_rule`` — how the measures count ties
+      (:mod:`adversary.measures.decision`): ``"split"`` (default) gives a
+      tie among k most probable histograms, or among records of equal
+      confidence at the edge of the top r, an equal share each, so no
+      measure depends on the order of the cells; ``"smallest"`` /
+      ``"largest"`` take the first / last tied choice in the cells' order
+      (:mod:`~adversary.scenarios.reconstruction.ties`).
+
+    A release is refused when it lies so far outside the block's possible
+    counts ``0 … n`` that reaching it from any of them needs noise beyond the
+    mechanism's cut-off at :data:`~adversary.measures.releases.DEFAULT_TAIL_MASS`
+    (``10^-15``): no histogram then has a likelihood the package resolves
+    (:meth:`checked_releases`).
     """
 
     name: str
@@ -60,6 +75,7 @@ class ReconstructionCase:
     mechanism: NoiseMechanism | tuple[NoiseMechanism, ...] | None = None
     concentration: float | None = None
     query_labels: tuple[str, ...] | None = None
+    tie_rule: str = DEFAULT_TIE_RULE
     description: str = ""
 
     def __post_init__(self):
@@ -75,6 +91,8 @@ class ReconstructionCase:
         set_("queries", _queries(self.queries, len(cells)))
         labels = self.query_labels
         labels = tuple(f"q{i}" for i in range(len(self.queries))) if labels is None else labels
+        if isinstance(labels, str) or not hasattr(labels, "__len__"):
+            raise ValueError(f"query_labels must be a sequence of labels, got {labels!r}")
         if len(labels) != len(self.queries):
             raise ValueError(
                 f"query_labels must name each of the {len(self.queries)} queries, got {len(labels)}"
@@ -88,8 +106,11 @@ class ReconstructionCase:
         else:
             set_("mechanism", mechanisms)
         set_("_mechanisms", mechanisms)
+        cutoffs = {m: m.cutoff(DEFAULT_TAIL_MASS) for m in set(mechanisms)}
+        set_("_reach", np.array([cutoffs[m] for m in mechanisms], dtype=np.int64))
+        check_tie_rule(self.tie_rule)
         if self.releases is not None:
-            set_("releases", _integers(self.releases, "releases", len(self.queries)))
+            set_("releases", tuple(int(x) for x in self.checked_releases(self.releases)))
         if self.truth is not None:
             truth = _integers(self.truth, "truth", len(cells))
             if min(truth) < 0 or sum(truth) != self.n:
@@ -110,6 +131,29 @@ class ReconstructionCase:
     def noise(self) -> tuple[NoiseMechanism, ...]:
         """The noise of each released count (from ``rhos`` and ``convention``, or ``mechanism``)."""
         return self._mechanisms
+
+    def checked_releases(self, releases=None) -> np.ndarray:
+        """``releases`` (default the case's) as int64, one per query, each within reach.
+
+        Released count ``q`` must lie in ``[-K_q, n + K_q]``, ``K_q`` its noise's
+        cut-off at :data:`~adversary.measures.releases.DEFAULT_TAIL_MASS`: the true
+        count is between 0 and ``n``, so a release farther out has, under every
+        histogram, a likelihood below the tail the package's sums leave out.
+        """
+        releases = self.releases if releases is None else releases
+        if releases is None:
+            raise ValueError("releases: the case has none; pass the noisy counts to condition on")
+        array = np.array(_integers(releases, "releases", len(self.queries)), dtype=np.int64)
+        reach = self._reach
+        outside = np.flatnonzero((array < -reach) | (array > self.n + reach))
+        if outside.size:
+            q = int(outside[0])
+            raise ValueError(
+                f"releases[{q}] = {array[q]} is far outside the block's possible counts "
+                f"0..{self.n}: reaching it needs noise beyond ±{reach[q]}, of probability "
+                f"below {DEFAULT_TAIL_MASS:g}"
+            )
+        return array
 
     def incidence(self) -> np.ndarray:
         """The ``(queries, cells)`` 0/1 matrix: released counts = incidence @ histogram."""
@@ -160,10 +204,7 @@ class ReconstructionCase:
         """
         if latent not in LATENTS:
             raise ValueError(f"latent must be one of {', '.join(LATENTS)}, got {latent!r}")
-        releases = self.releases if releases is None else releases
-        if releases is None:
-            raise ValueError("releases: the case has none; pass the noisy counts to condition on")
-        releases = np.array(_integers(releases, "releases", len(self.queries)), dtype=np.int64)
+        releases = self.checked_releases(releases)
         with pm.Model() as model:
             histogram = self._histogram(latent)
             counts = self.released_counts(histogram)
@@ -197,7 +238,10 @@ class ReconstructionCase:
 
 
 def _probability_vector(value, size: int) -> tuple[float, ...]:
-    array = np.asarray(value, dtype=np.float64) if not isinstance(value, str) else None
+    try:
+        array = None if isinstance(value, str) else np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"prior must be {size} numbers, one per cell, got {value!r}") from None
     if array is None or array.shape != (size,):
         raise ValueError(f"prior must be {size} probabilities, one per cell, got {value!r}")
     if (
@@ -227,14 +271,11 @@ def _queries(value, n_cells: int) -> tuple[tuple[int, ...], ...]:
 
 
 def _integers(value, name: str, size: int | None) -> tuple[int, ...]:
-    array = np.asarray(value)
+    """``value`` as a tuple of ints (``size`` of them): integer-valued, held as int64."""
+    array = as_integers(value, name)
     if array.ndim != 1 or (size is not None and array.size != size):
         wanted = "a sequence of integers" if size is None else f"{size} integers"
         raise ValueError(f"{name} must be {wanted}, got {value!r}")
-    if array.size and (
-        not np.issubdtype(array.dtype, np.number) or np.any(array != np.round(array))
-    ):
-        raise ValueError(f"{name} must be integers, got {value!r}")
     return tuple(int(x) for x in array)
 
 
@@ -269,11 +310,10 @@ def _noise(rhos, mechanism, convention, n_queries: int):
                 f"mechanism must be one noise mechanism or one per query ({n_queries})"
             )
         return None, mechanisms
-    values = (
-        np.broadcast_to(np.asarray(rhos, dtype=np.float64), (n_queries,))
-        if np.ndim(rhos) == 0
-        else np.asarray(rhos, dtype=np.float64)
-    )
+    values = as_positive(rhos, "rhos")
+    values = np.broadcast_to(values, (n_queries,)) if values.ndim == 0 else values
     if values.shape != (n_queries,):
-        raise ValueError(f"rhos must be one ρ or one per query ({n_queries}), got {len(values)}")
+        raise ValueError(
+            f"rhos must be one ρ or one per query ({n_queries}), got shape {values.shape}"
+        )
     return values, tuple(DiscreteGaussianNoise.from_rho(float(r), convention) for r in values)

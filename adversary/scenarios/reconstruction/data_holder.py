@@ -5,7 +5,8 @@ mechanism will draw. The data holder's version of each measure is its
 expectation over releases ``x* ~ P(x* | t) = Π_q P_q(x*_q - a_q·t)``: the
 expected posterior probability of the truth, the expected overlap, the
 probability that the most probable histogram is the truth (the
-exact-reconstruction rate), and the expected match rate of the top records.
+exact-reconstruction rate; ties counted by the case's ``tie_rule``), and the
+expected match rate of the top records.
 :func:`holder_measures` computes them
 
 - **exactly over the release grid** (``releases="grid"``) where it is small:
@@ -80,12 +81,13 @@ def holder_measures(
     the standard error is 0 and ``bound`` the most the omitted releases could
     change the mean; sampled, ``bound`` is ``None``), ``match_rate`` (the mean
     curve), ``releases``, ``replications`` (``None`` on the grid),
-    ``omitted_mass`` (the grid's), ``method`` and ``baseline`` (the prior
-    alone, exact).
+    ``omitted_mass`` (the grid's), ``method``, ``tie_rule`` and ``baseline``
+    (the prior alone, exact).
     """
     if case.truth is None:
         raise ValueError("truth: the case has none; the data holder's measures need it")
     replications = scalar_integer(replications, "replications", 2)
+    seed = None if seed is None else scalar_integer(seed, "seed", 0)
     if releases not in RELEASES:
         raise ValueError(f"releases must be one of {', '.join(RELEASES)}, got {releases!r}")
     if method not in ("exact", "mcmc"):
@@ -100,7 +102,7 @@ def holder_measures(
         out = _over_grid(case, tail_mass)
     else:
         out = _over_draws(case, replications, method, seed, sample_kwargs)
-    out["method"] = method
+    out["method"], out["tie_rule"] = method, case.tie_rule
     out["baseline"] = prior_measures(case).to_dict()
     return out
 
@@ -141,7 +143,9 @@ def _over_grid(case: ReconstructionCase, tail_mass: float) -> dict:
         posterior = np.exp(log_weights - log_weights.max())
         rows.append(
             posterior_measures(
-                HistogramPosterior(histograms, posterior / posterior.sum(), "exact"), truth
+                HistogramPosterior(histograms, posterior / posterior.sum(), "exact"),
+                truth,
+                case.tie_rule,
             )
         )
         weights.append(weight)
@@ -168,7 +172,7 @@ def _over_draws(case, replications, method, seed, sample_kwargs) -> dict:
             posterior = sampled_posterior(
                 case, releases, random_seed=int(rng.integers(2**31)), **sample_kwargs
             )
-        rows.append(posterior_measures(posterior, case.truth))
+        rows.append(posterior_measures(posterior, case.truth, case.tie_rule))
     weights = np.full(replications, 1.0 / replications)
     out = _averaged(rows, weights, errors=replications)
     out["releases"], out["replications"], out["omitted_mass"] = "sampled", replications, None

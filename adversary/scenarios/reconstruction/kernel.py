@@ -23,10 +23,12 @@ directly (no model to compile).
 from __future__ import annotations
 
 import math
+from contextlib import nullcontext
 
 import numba
 import numpy as np
 
+from ..._output import progress_bar
 from ..._validation import scalar_integer
 from .case import ReconstructionCase
 
@@ -102,11 +104,8 @@ class PersonsKernel:
     """The tables of one case and release for :func:`_sweep` (module docstring)."""
 
     def __init__(self, case: ReconstructionCase, releases=None):
-        releases = case.releases if releases is None else releases
-        if releases is None:
-            raise ValueError("releases: the case has none; pass the noisy counts to condition on")
         self.case = case
-        self.releases = np.asarray(releases, dtype=np.int64)
+        self.releases = case.checked_releases(releases)
         self.incidence = case.incidence()
         # the queries holding each cell, in CSR form: indices[indptr[k]:indptr[k + 1]]
         by_cell = [np.flatnonzero(self.incidence[:, k]) for k in range(case.n_cells)]
@@ -176,7 +175,14 @@ class PersonsKernel:
 
 
 def persons_chains(
-    case: ReconstructionCase, releases=None, *, draws: int, tune: int, chains: int, random_seed
+    case: ReconstructionCase,
+    releases=None,
+    *,
+    draws: int,
+    tune: int,
+    chains: int,
+    random_seed,
+    progress: bool = False,
 ) -> np.ndarray:
     """Histograms ``(chains, draws, K)`` from the persons' Gibbs chains, run directly.
 
@@ -184,17 +190,23 @@ def persons_chains(
     without a model to compile: each chain starts from
     :meth:`PersonsKernel.start`, discards ``tune`` sweeps and keeps ``draws``.
     Chain c draws from ``numpy.random.default_rng([random_seed, c])``.
+    ``progress``: a bar of the sweeps on stderr.
     """
     draws, tune = scalar_integer(draws, "draws", 1), scalar_integer(tune, "tune", 0)
     chains = scalar_integer(chains, "chains", 1)
     kernel = PersonsKernel(case, releases)
     seed = np.random.SeedSequence(random_seed).entropy
     out = np.empty((chains, draws, case.n_cells), dtype=np.int64)
-    for chain in range(chains):
-        rng = np.random.default_rng([seed, chain])
-        cells = kernel.start(rng)
-        for index in range(tune + draws):
-            cells, _ = kernel.sweep(cells, rng)
-            if index >= tune:
-                out[chain, index - tune] = np.bincount(cells, minlength=case.n_cells)
+    with progress_bar("sweeps") if progress else nullcontext() as bar:
+        total = chains * (tune + draws)
+        task = None if bar is None else bar.add_task(f"{chains} chains", total=total)
+        for chain in range(chains):
+            rng = np.random.default_rng([seed, chain])
+            cells = kernel.start(rng)
+            for index in range(tune + draws):
+                cells, _ = kernel.sweep(cells, rng)
+                if index >= tune:
+                    out[chain, index - tune] = np.bincount(cells, minlength=case.n_cells)
+                if bar is not None:
+                    bar.advance(task)
     return out

@@ -21,6 +21,7 @@ from itertools import combinations_with_replacement
 import numpy as np
 from scipy import special
 
+from ..._validation import scalar_integer
 from ...memory import check_memory
 from .case import HISTOGRAM, PERSONS, ReconstructionCase
 from .kernel import persons_chains
@@ -83,7 +84,7 @@ def log_prior(case: ReconstructionCase, histograms: np.ndarray) -> np.ndarray:
 def log_likelihood(case: ReconstructionCase, histograms: np.ndarray, releases) -> np.ndarray:
     """``Σ_q log P_q(x*_q - a_q·h)`` for each histogram."""
     counts = histograms.astype(np.int64) @ case.incidence().T
-    errors = np.asarray(releases, dtype=np.int64) - counts
+    errors = case.checked_releases(releases) - counts
     return sum(m.logpmf(errors[:, q]) for q, m in enumerate(case.noise()))
 
 
@@ -99,9 +100,7 @@ def _normalised(log_weights: np.ndarray) -> np.ndarray:
 
 def exact_posterior(case: ReconstructionCase, releases=None) -> HistogramPosterior:
     """The exact posterior over every histogram, given ``releases`` (default the case's)."""
-    releases = case.releases if releases is None else releases
-    if releases is None:
-        raise ValueError("releases: the case has none; pass the noisy counts to condition on")
+    releases = case.checked_releases(releases)
     histograms = compositions(case.n, case.n_cells)
     log_weights = log_prior(case, histograms) + log_likelihood(case, histograms, releases)
     return HistogramPosterior(histograms, _normalised(log_weights), "exact")
@@ -115,6 +114,26 @@ def prior_posterior(case: ReconstructionCase) -> HistogramPosterior:
 
 _QUIET = {"compute_convergence_checks": False}  # the measures carry their own Monte Carlo errors
 SAMPLERS = ("direct", "pymc")
+#: Copies of the trace (chains × draws × cells, int64) held at once: the draws, the sorted
+#: copy and distinct histograms of ``numpy.unique``, and the measures' masks of them.
+TRACE_COPIES = 6
+
+
+def chain_bytes(case: ReconstructionCase, draws: int, chains: int, sampler: str) -> float:
+    """Memory of :func:`sampled_posterior`: its trace and the sampler's state, in bytes.
+
+    The trace is every draw's histogram (``chains × draws × K`` int64, held
+    :data:`TRACE_COPIES` times); the state is the table of each query's
+    noise log-probability at each count ``0…n`` (``queries × (n + 1)``), the
+    incidence matrix (``queries × K``), the persons' cells and uniforms, and
+    under PyMC the persons' trace (``chains × draws × n``) and its histograms.
+    """
+    trace = 8.0 * chains * draws * case.n_cells * TRACE_COPIES
+    queries = len(case.queries)
+    state = 8.0 * (queries * (case.n + 1) + queries * case.n_cells + 4 * case.n)
+    if sampler == "pymc":
+        state += 8.0 * chains * draws * case.n * 2
+    return trace + state
 
 
 def sampled_posterior(
@@ -137,15 +156,26 @@ def sampled_posterior(
     on the case's model (:meth:`~.case.ReconstructionCase.model`) with
     ``latent``: ``"persons"`` updated by :class:`~.step.PersonsGibbs` (the
     same sweep), ``"histogram"`` by pair moves. The draws are histograms
-    either way.
+    either way. The trace and the sampler's state (:func:`chain_bytes`) are
+    checked against the memory budget before anything runs; ``progressbar``
+    shows the sweeps on stderr.
     """
     if sampler not in SAMPLERS:
         raise ValueError(f"sampler must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
+    draws, tune = scalar_integer(draws, "draws", 1), scalar_integer(tune, "tune", 0)
+    chains = scalar_integer(chains, "chains", 1)
+    if random_seed is not None:
+        random_seed = scalar_integer(random_seed, "random_seed", 0)
+    check_memory(
+        chain_bytes(case, draws, chains, sampler),
+        f"the MCMC trace ({chains} chains × {draws:,} draws × {case.n_cells:,} cells) and the "
+        f"sampler's state ({case.n:,} persons, {len(case.queries):,} released counts)",
+    )
     run = {"draws": draws, "tune": tune, "chains": chains, "random_seed": random_seed}
     if sampler == "direct":
         if latent != PERSONS:
             raise ValueError(f"latent: sampler='direct' runs the persons' chain, got {latent!r}")
-        values = persons_chains(case, releases, **run)
+        values = persons_chains(case, releases, **run, progress=progressbar)
     else:
         values = _pymc_draws(case, releases, latent, run, progressbar)
     flat = values.reshape(-1, case.n_cells)

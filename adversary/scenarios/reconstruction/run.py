@@ -27,7 +27,7 @@ def reconstruct(case: ReconstructionCase, method: str = "auto", **sample_kwargs)
 
     ``method``: ``"exact"`` (every histogram), ``"mcmc"`` (``sample_kwargs`` go
     to :func:`sampled_posterior`: ``draws``, ``tune``, ``chains``,
-    ``random_seed``) or ``"auto"`` (exact when every histogram fits the memory
+    ``random_seed``, ``progressbar``) or ``"auto"`` (exact when every histogram fits the memory
     budget four times over). Returns a JSON-ready dict: the measures, their
     ``method`` and ``standard_errors``, ``baseline``, and the case's ``n``
     and number of cells.
@@ -40,11 +40,11 @@ def reconstruct(case: ReconstructionCase, method: str = "auto", **sample_kwargs)
         method = "exact" if enumerable(case) else "mcmc"
     if method == "exact":
         posterior = exact_posterior(case)
-        baseline = posterior_measures(prior_posterior(case), case.truth)
+        baseline = posterior_measures(prior_posterior(case), case.truth, case.tie_rule)
     else:
+        baseline = prior_measures(case)  # first: it is quick, and refuses what will not fit
         posterior = sampled_posterior(case, **sample_kwargs)
-        baseline = prior_measures(case)
-    result = posterior_measures(posterior, case.truth).to_dict()
+    result = posterior_measures(posterior, case.truth, case.tie_rule).to_dict()
     result["baseline"] = baseline.to_dict()
     result["n"], result["cells"] = case.n, case.n_cells
     return result
