@@ -30,7 +30,7 @@ def model():
 
 
 def _cluster(n_workers):
-    from adversary.population.engine import local_cluster
+    from adversary.population.cluster import local_cluster
 
     return local_cluster(n_workers, BUILD / "dask")
 
