@@ -13,6 +13,7 @@ import contextlib
 import logging
 import os
 import shutil
+import socket
 import tempfile
 from pathlib import Path
 
@@ -94,6 +95,7 @@ def cluster_client(client, scheduler, n_workers, local_directory):
     elif scheduler is not None:
         from distributed import Client
 
+        _probe(scheduler)
         try:
             connected = Client(scheduler, timeout=SCHEDULER_TIMEOUT)
         except (OSError, TimeoutError) as error:
@@ -106,3 +108,27 @@ def cluster_client(client, scheduler, n_workers, local_directory):
     else:
         with local_cluster(n_workers, local_directory) as started:
             yield started
+
+
+def _probe(scheduler: str) -> None:
+    """Refuse at once a ``scheduler`` address that is malformed or where nothing listens.
+
+    Dask's client retries a refused connection until its timeout; a plain TCP
+    connection says "refused" or "unknown host" at once (and waits at most
+    :data:`SCHEDULER_TIMEOUT` for a host that does not answer).
+    """
+    from distributed.comm import parse_address
+    from distributed.comm.addressing import parse_host_port
+
+    try:
+        scheme, location = parse_address(scheduler)
+        if scheme in ("tcp", "tls"):
+            host, port = parse_host_port(location)
+            socket.create_connection((host, port), timeout=SCHEDULER_TIMEOUT).close()
+    except TimeoutError:
+        reason = f"no answer within {SCHEDULER_TIMEOUT} s"
+    except (OSError, ValueError, TypeError, OverflowError) as error:
+        reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
+    else:
+        return
+    raise ValueError(f"scheduler: could not reach a Dask scheduler at {scheduler!r} ({reason})")

@@ -42,7 +42,7 @@ import pandas as pd
 
 from .._output import checked_folder, staged
 from .cluster import cluster_client
-from .measure_tasks import in_key_order, merge_tuples, submit_measures
+from .measure_tasks import gathered_tables, merge_tuples, submit_measures
 from .model import LEVELS, PopulationModel
 from .phases import Phases, assign_partitions, sum_upper
 from .progress import PhaseProgress, wait_for
@@ -166,12 +166,7 @@ def assess(
             [size for _, size in measure_tasks],
             "tuples",
         )
-        tables = {
-            attack: pd.concat(dask_client.gather([f for f, _ in tasks]), ignore_index=True)
-            for attack, tasks in measure_f.items()
-        }
-        if "block_group" in tables:
-            tables["block_group"] = in_key_order(tables["block_group"], model)
+        tables = gathered_tables(dask_client, measure_f, model)
         del measure_f
         timings["measures"] = time.perf_counter() - t
 

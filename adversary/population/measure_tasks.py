@@ -2,8 +2,9 @@
 
 The distinct tuples of all partitions are merged (:func:`merge_tuples`) and
 each is computed once, for every budget and prior, in tasks spread over the
-workers (:func:`submit_measures`, over :mod:`.measures`); the block-group
-rows are then put back in key order (:func:`in_key_order`).
+workers (:func:`submit_measures`, over :mod:`.measures`), and gathered into
+one table per attack (:func:`gathered_tables`), the block-group rows in key
+order (:func:`in_key_order`).
 """
 
 from __future__ import annotations
@@ -14,16 +15,25 @@ import pandas as pd
 from ..memory import current_budget, within_budget
 from .measures import (
     BLOCK_GROUP_KEY,
+    MEASURES,
     block_group_batch,
     block_group_by_d,
     multi_level_measures,
     single_block_measures,
 )
 
-__all__ = ["TUPLES_PER_TASK", "in_key_order", "merge_tuples", "submit_measures"]
+__all__ = [
+    "TUPLES_PER_TASK",
+    "gathered_tables",
+    "in_key_order",
+    "merge_tuples",
+    "submit_measures",
+]
 
 #: Block-group parameter tuples per measure task.
 TUPLES_PER_TASK = 16
+#: Key columns of each attack's measures.
+KEYS = {"single_block": (), "block_group": BLOCK_GROUP_KEY, "multi_level": ("levels",)}
 
 
 def merge_tuples(frames, name):
@@ -94,3 +104,25 @@ def in_key_order(table: pd.DataFrame, model) -> pd.DataFrame:
         .drop(columns=["_budget", "_prior"])
         .reset_index(drop=True)
     )
+
+
+def gathered_tables(client, futures: dict[str, list], model) -> dict[str, pd.DataFrame]:
+    """Each attack's measures from its tasks ``futures`` (:func:`submit_measures`), in one table:
+    columns ``budget``, ``prior``, the attack's key and the measures.
+
+    An attack with no tuples (no one in a small cell) has an empty table of
+    those columns, so that the join assesses no one rather than failing.
+    """
+    tables = {}
+    for attack, tasks in futures.items():
+        frames = client.gather([future for future, _ in tasks])
+        if frames:
+            tables[attack] = pd.concat(frames, ignore_index=True)
+        else:
+            columns = {"budget": pd.Series(dtype=object), "prior": pd.Series(dtype=object)}
+            columns |= {key: pd.Series(dtype=np.int64) for key in KEYS[attack]}
+            columns |= {measure: pd.Series(dtype=np.float64) for measure in MEASURES}
+            tables[attack] = pd.DataFrame(columns)
+    if "block_group" in tables:
+        tables["block_group"] = in_key_order(tables["block_group"], model)
+    return tables

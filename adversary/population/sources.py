@@ -144,11 +144,12 @@ def source_of(data, model):
     if isinstance(data, Geography):
         return SyntheticSource(data, chars)
     if isinstance(data, pd.DataFrame):
-        frame = data
+        frame, file = data, None
     else:
-        frame = read_table(data, [*GEOGRAPHY, *chars, COUNT, RECORD_ID])
-    source = TableSource(validate(frame, chars))
+        frame, file = read_table(data, [*GEOGRAPHY, *chars, COUNT, RECORD_ID]), data
+    source = TableSource(validate(frame, chars, file=file))
     if source.persons == 0:
         shape = "has no rows" if source.rows == 0 else "counts no one (every count is 0)"
-        raise PopulationInputError(f"data: nothing to assess: the table {shape}")
+        message = f"nothing to assess: the table {shape}"
+        raise PopulationInputError(message if file else f"data: {message}", file=file)
     return source

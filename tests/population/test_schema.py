@@ -132,7 +132,7 @@ POPULATION = PopulationModel(
             lambda f: f.assign(block_group=[1001000001001] * 3 + [1001000001002] * 3),
             "data row 4, column 'block_group': block",
         ),
-        (lambda f: f.iloc[:0], "data: nothing to assess: the table has no rows"),
+        (lambda f: f.iloc[:0], "people.csv': nothing to assess: the table has no rows"),
         (lambda f: f.assign(count=0), "nothing to assess: the table counts no one"),
     ],
 )
@@ -160,7 +160,10 @@ def test_a_zero_row_parquet_file_is_nothing_to_assess(tmp_path, capsys):
     argv = ["population", str(data), "--model", str(model), "--out", str(tmp_path / "out")]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert err == "adversary population: error: data: nothing to assess: the table has no rows\n"
+    assert err == (
+        f"adversary population: error: data file '{data}': nothing to assess: the table has no "
+        "rows\n"
+    )
 
 
 @pytest.mark.parametrize(
@@ -174,7 +177,8 @@ def test_a_zero_row_parquet_file_is_nothing_to_assess(tmp_path, capsys):
         (["--scheduler", "tcp://127.0.0.1:9", "--workers", "2"], "cannot be given with"),
         (
             ["--scheduler", "tcp://127.0.0.1:9"],
-            "scheduler: could not reach a Dask scheduler at 'tcp://127.0.0.1:9' within 10 s",
+            "scheduler: could not reach a Dask scheduler at 'tcp://127.0.0.1:9' (Connection "
+            "refused)",
         ),
     ],
 )
