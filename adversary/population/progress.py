@@ -44,6 +44,8 @@ class PhaseProgress:
             self.bar.stop()
         elif self.enabled and exc[0] is None:
             print(f" {time.perf_counter() - self.start:.1f} s", file=sys.stderr, flush=True)
+        elif self.enabled:  # the line ends, so that the error or interruption has its own
+            print(file=sys.stderr, flush=True)
 
 
 def wait_for(futures, label: str, progress: bool, sizes=None, unit: str = "tasks") -> None:
