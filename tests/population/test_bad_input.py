@@ -11,15 +11,6 @@ from adversary.cli import main
 from adversary.population.schema import read_table
 
 HEADER = "state,county,tract,block_group,block,hhgq,voting_age,hispanic,race,count"
-MODEL_FILE = """
-from adversary.population.model import PopulationModel
-POPULATION = PopulationModel(
-    name="bad input",
-    characteristics=("hhgq", "voting_age", "hispanic", "race"),
-    priors={"1/2": 0.5},
-    budgets={"x4": 4.0},
-)
-"""
 
 
 def _rows(*counts) -> str:
@@ -153,13 +144,13 @@ CASES = [
 
 
 @pytest.mark.parametrize(("write", "message"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-def test_bad_data_is_one_line_naming_file_row_and_column(tmp_path, capsys, write, message):
+def test_bad_data_is_one_line_naming_file_row_and_column(
+    tmp_path, model_file, capsys, write, message
+):
     data = write(tmp_path / "people")
-    model = tmp_path / "model.py"
-    model.write_text(MODEL_FILE)
     out = tmp_path / "out"
     before = set(tmp_path.iterdir())
-    status = main(["population", str(data), "--model", str(model), "--out", str(out)])
+    status = main(["population", str(data), "--model", str(model_file), "--out", str(out)])
     captured = capsys.readouterr()
     assert status == 2 and captured.out == ""
     assert captured.err.startswith(f"adversary population: error: data file '{data}'{message}")
