@@ -52,7 +52,8 @@ os.environ.setdefault(
 import numpy as np
 import pandas as pd
 
-from adversary.population.engine import assess, local_cluster
+from adversary.population.cluster import local_cluster
+from adversary.population.engine import assess
 from adversary.population.measures import (
     BLOCK_GROUP_KEY,
     block_group_batch,

@@ -38,6 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with memory_budget(getattr(args, "memory_budget", None), "--memory-budget"):
             return int(args.func(args) or 0)
+    except KeyboardInterrupt:  # Ctrl-C: one line; the commands clean up as they unwind
+        print(f"adversary {args.command}: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # output piped into a reader that stopped, e.g. `| head`
         sys.stdout = open(os.devnull, "w")  # silence the flush at exit
         return 0

@@ -1,4 +1,6 @@
-"""Plots and printed summaries of a population assessment.
+"""The files, plots and printed summaries of a population assessment.
+
+:func:`write_outputs` writes a run's tables, figures and ``summary.json``.
 
 Figures are built without pyplot (no display needed):
 
@@ -17,6 +19,7 @@ Figures are built without pyplot (no display needed):
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +31,7 @@ from .._output import package_version, write_figures
 from .model import PopulationModel
 from .synthetic import BLOCK_SIZE_BINS
 
-__all__ = ["save_plots", "summary_json", "summary_text"]
+__all__ = ["save_plots", "summary_json", "summary_text", "write_outputs"]
 
 _TITLES = {
     "single_block": "single block (3.1)",
@@ -190,3 +193,19 @@ def summary_text(result, model: PopulationModel) -> str:
     if result.files:
         lines += ["", "written: " + ", ".join(result.files.values())]
     return "\n".join(lines)
+
+
+def write_outputs(staging: Path, out: Path, result, model: PopulationModel, plots: bool) -> dict:
+    """Write ``result``'s tables, figures (when ``plots``) and ``summary.json`` into ``staging``;
+    returns each file's path once the staging folder becomes ``out``."""
+    result.parameters.to_parquet(staging / "parameters.parquet", index=False)
+    result.summary.to_csv(staging / "summary.csv", index=False)
+    result.by_county.to_csv(staging / "summary_by_county.csv", index=False)
+    names = ["records.parquet", "parameters.parquet", "summary.csv", "summary_by_county.csv"]
+    if plots:
+        (staging / "plots").mkdir()
+        names += [f"plots/{p.name}" for p in save_plots(result.summary, model, staging / "plots")]
+    files = {name: str(out / name) for name in [*names, "summary.json"]}
+    with open(staging / "summary.json", "w") as handle:
+        json.dump(summary_json(result, model, files), handle, indent=2)
+    return files

@@ -45,7 +45,8 @@ from ..analyses.reconstruction_study import (
     truths_and_priors,
 )
 from ..model_files import load_module
-from .engine import _client, _wait
+from .cluster import cluster_client
+from .progress import wait_for
 from .schema import COUNT, GEOGRAPHY, read_table, validate
 from .synthetic import Geography, synthetic_persons
 
@@ -126,7 +127,7 @@ def survey(
     sample = sample.merge(sizes[["block", "county"]], on="block", how="left")
     timings["load_and_sample"] = time.perf_counter() - start
 
-    with _client(client, scheduler, workers, local_directory) as dask_client:
+    with cluster_client(client, scheduler, workers, local_directory) as dask_client:
         n_workers = len(dask_client.scheduler_info(n_workers=-1)["workers"])
         t = time.perf_counter()
         inputs = _inputs(dask_client, data, frame, sample, study)
@@ -137,7 +138,7 @@ def survey(
                 sample["county"], sample.drop(columns="county").to_dict("records"), strict=True
             )
         ]
-        _wait(futures, "reconstructing sampled blocks", progress, sample["n"], "persons")
+        wait_for(futures, "reconstructing sampled blocks", progress, sample["n"], "persons")
         rows = study_frame([row for future in futures for row in future.result()])
         timings["reconstruction"] = time.perf_counter() - t
     summary = summary_by_bin(rows)

@@ -61,10 +61,12 @@ import numpy as np
 import pandas as pd
 from scipy import optimize
 
+from ..memory import check_memory
 from .schema import GEOGRAPHY
 
 __all__ = [
     "BLOCK_SIZE_BINS",
+    "SKELETON_BYTES_PER_PERSON",
     "TABLE_2_2_UNITS",
     "TABLE_8_11_PERSONS",
     "TABLE_8_11_UNIQUE_AGE_SEX",
@@ -105,6 +107,9 @@ _CHILDREN_PER_PARENT = {
     "county": TABLE_2_2_UNITS["tract"] / TABLE_2_2_UNITS["county"],
 }
 _DIRICHLET_SPREAD = 4.0
+#: Bytes the skeleton of blocks takes at its peak, per person (2.7 measured at a million people;
+#: rounded up): sized against the memory budget before it is built.
+SKELETON_BYTES_PER_PERSON = 8
 _ID_DIGITS = {"state": 2, "county": 3, "tract": 6, "block_group": 3, "block": 4}
 
 # Characteristics model (module docstring).
@@ -225,6 +230,7 @@ def synthetic_geography(persons: int, *, states: int = 1, seed: int = 0) -> Geog
         or not 1 <= states <= 92
     ):
         raise ValueError(f"states must be an integer from 1 to 92, got {states!r}")
+    check_memory(SKELETON_BYTES_PER_PERSON * persons, f"persons: {persons} synthetic people")
     rng = np.random.default_rng([seed, 0])
     lower = lower_bin_exponent()
     sizes = np.concatenate(

@@ -24,13 +24,29 @@ def small_model(**changes) -> PopulationModel:
     return PopulationModel(**fields)
 
 
+@pytest.fixture
+def model_file(tmp_path) -> Path:
+    """A population model file for the command line: one budget (x4), one prior (1/2)."""
+    path = tmp_path / "model.py"
+    path.write_text(
+        "from adversary.population.model import PopulationModel\n"
+        "POPULATION = PopulationModel(\n"
+        '    name="cli test",\n'
+        '    characteristics=("hhgq", "voting_age", "hispanic", "race"),\n'
+        '    priors={"1/2": 0.5},\n'
+        '    budgets={"x4": 4.0},\n'
+        ")\n"
+    )
+    return path
+
+
 @pytest.fixture(scope="session")
 def model():
     return small_model()
 
 
 def _cluster(n_workers):
-    from adversary.population.engine import local_cluster
+    from adversary.population.cluster import local_cluster
 
     return local_cluster(n_workers, BUILD / "dask")
 

@@ -200,6 +200,36 @@ def test_cell_counts_give_the_records_results(population, model, client_two, ref
     assert (result.records["persons"] == 1).all()  # assessed cells hold one person
 
 
+def test_a_table_with_no_one_in_a_small_cell_assesses_no_one(model, client_one, tmp_path):
+    """Nobody in a cell of at most small_cell_max people: no tuple to compute, no one above any
+    threshold (it said "No objects to concatenate" before)."""
+    cells = pd.DataFrame(
+        {
+            "state": 1,
+            "county": 1001,
+            "tract": 1001000001,
+            "block_group": 1001000001001,
+            "block": [10010000010010001, 10010000010010002],
+            "hhgq": 0,
+            "voting_age": 1,
+            "hispanic": 0,
+            "race": 1,
+            "count": [3, 4],
+        }
+    )
+    result = assess(cells, model, tmp_path / "out", client=client_one)
+    assert result.stats["persons"] == 7 and result.stats["persons_assessed"] == 0
+    assert result.stats["records_assessed"] == 0
+    tuples = {"single_block": 1, "block_group": 0, "multi_level": 0}
+    assert result.stats["distinct_tuples"] == tuples
+    assert (result.summary["persons_above"] == 0).all()
+    assert (result.summary["persons_assessed"] == 0).all()
+    every = result.summary[result.summary["block_size_bin"] == "all"]
+    assert (every["persons"] == 7).all()
+    assert len(result.by_county) == 0
+    assert len(pd.read_parquet(tmp_path / "out" / "records.parquet")) == 0
+
+
 def test_writes_every_output_file(population, model, client_two, tmp_path):
     out = tmp_path / "out"
     result = assess(population, model, out, client=client_two, partitions=2)

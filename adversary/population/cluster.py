@@ -1,0 +1,134 @@
+"""The Dask cluster of a population run: a local one started for it, or an existing one.
+
+:func:`local_cluster` starts one worker process of one thread per core,
+bound to 127.0.0.1, with no dashboard and its scratch space in the build tree
+(:func:`default_local_directory`); :func:`cluster_client` gives the client a run
+uses: the caller's, one connected to a scheduler address, or a new local
+cluster's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shutil
+import socket
+import tempfile
+from pathlib import Path
+
+__all__ = ["SCHEDULER_TIMEOUT", "cluster_client", "default_local_directory", "local_cluster"]
+
+#: Seconds to wait for an existing Dask scheduler (``scheduler``) to answer.
+SCHEDULER_TIMEOUT = 10
+
+
+def default_local_directory() -> Path:
+    """Scratch space of local clusters: ``$ADVERSARY_DASK_DIR``, else ``build/dask``.
+
+    ``build`` is the source checkout's build tree when the package runs from
+    one, else ``./build``; never the home directory.
+    """
+    if os.environ.get("ADVERSARY_DASK_DIR"):
+        return Path(os.environ["ADVERSARY_DASK_DIR"])
+    root = Path(__file__).resolve().parents[2]
+    if (root / "pyproject.toml").is_file():
+        return root / "build" / "dask"
+    return Path.cwd() / "build" / "dask"
+
+
+@contextlib.contextmanager
+def local_cluster(n_workers: int | None = None, local_directory: Path | None = None):
+    """A Dask client on a new local cluster: ``n_workers`` processes of one thread each.
+
+    Binds scheduler and workers to 127.0.0.1, runs no dashboard, and keeps
+    its scratch space in a new folder under ``local_directory`` (default
+    :func:`default_local_directory`), removed on exit.
+    """
+    import dask
+    from distributed import Client, LocalCluster
+
+    n_workers = os.cpu_count() or 1 if n_workers is None else int(n_workers)
+    if n_workers < 1:
+        raise ValueError(f"workers must be >= 1, got {n_workers}")
+    base = Path(local_directory or default_local_directory())
+    base.mkdir(parents=True, exist_ok=True)
+    scratch = tempfile.mkdtemp(prefix="cluster-", dir=base)
+    # Dask's default MALLOC_TRIM_THRESHOLD_ (64 KiB) turns off glibc's adaptive mmap
+    # threshold: every large temporary array of the release grids is then mapped and unmapped
+    # afresh (page faults cost a third of the run). Keep the one-thread BLAS settings only.
+    environ = {
+        key: value
+        for key, value in dask.config.get("distributed.nanny.pre-spawn-environ").items()
+        if not key.startswith("MALLOC_")
+    }
+    try:
+        settings = {"temporary-directory": scratch, "distributed.nanny.pre-spawn-environ": environ}
+        with dask.config.set(settings):
+            with (
+                LocalCluster(
+                    n_workers=n_workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                    # no dashboard; the scheduler's plain HTTP routes on 127.0.0.1, any free port
+                    scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
+                    local_directory=scratch,
+                    # a failed task reaches the caller as its exception, in one line:
+                    # the workers' own "Compute Failed" tracebacks would bury it
+                    silence_logs=logging.CRITICAL,
+                ) as cluster,
+                Client(cluster) as client,
+            ):
+                yield client
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def cluster_client(client, scheduler, n_workers, local_directory):
+    """The Dask client of a run: ``client`` if given, else one connected to the
+    ``scheduler`` address, else one on a new :func:`local_cluster` of ``n_workers``."""
+    if client is not None:
+        yield client
+    elif scheduler is not None:
+        from distributed import Client
+
+        _probe(scheduler)
+        try:
+            connected = Client(scheduler, timeout=SCHEDULER_TIMEOUT)
+        except (OSError, TimeoutError) as error:
+            raise ValueError(
+                f"scheduler: could not reach a Dask scheduler at {scheduler!r} within "
+                f"{SCHEDULER_TIMEOUT} s ({type(error).__name__})"
+            ) from None
+        with connected:
+            yield connected
+    else:
+        with local_cluster(n_workers, local_directory) as started:
+            yield started
+
+
+def _probe(scheduler: str) -> None:
+    """Refuse at once a ``scheduler`` address that is malformed or where nothing listens.
+
+    Dask's client retries a refused connection until its timeout; a plain TCP
+    connection says "refused" or "unknown host" at once (and waits at most
+    :data:`SCHEDULER_TIMEOUT` for a host that does not answer).
+    """
+    from distributed.comm import parse_address
+    from distributed.comm.addressing import parse_host_port
+
+    try:
+        scheme, location = parse_address(scheduler)
+        if scheme in ("tcp", "tls"):
+            host, port = parse_host_port(location)
+            socket.create_connection((host, port), timeout=SCHEDULER_TIMEOUT).close()
+    except TimeoutError:
+        reason = f"no answer within {SCHEDULER_TIMEOUT} s"
+    except (OSError, ValueError, TypeError, OverflowError) as error:
+        reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
+    else:
+        return
+    raise ValueError(f"scheduler: could not reach a Dask scheduler at {scheduler!r} ({reason})")
