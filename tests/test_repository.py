@@ -93,28 +93,15 @@ def test_each_module_imports_only_its_layer_and_those_before(path):
 
 #: The longest a module of the package may be (small modules with one job).
 MAX_MODULE_LINES = 600
-#: Modules allowed over the limit for now, each with its reason. population/engine.py
-#: (828 lines) is being split on its own branch (issue 23, point 14): remove it from here
-#: with that split.
-OVER_LONG = {"population/engine.py"}
 
 
-def _long_modules() -> dict[str, int]:
+def test_no_module_is_over_the_line_limit():
     counts = {
         path.relative_to(PACKAGE).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
         for path in MODULES
     }
-    return {name: count for name, count in counts.items() if count > MAX_MODULE_LINES}
-
-
-def test_no_module_is_over_the_line_limit():
-    over = {name: count for name, count in _long_modules().items() if name not in OVER_LONG}
+    over = {name: count for name, count in counts.items() if count > MAX_MODULE_LINES}
     assert not over, f"modules over {MAX_MODULE_LINES} lines (split them): {over}"
-
-
-def test_the_allowed_long_modules_are_still_long():
-    stale = sorted(OVER_LONG - set(_long_modules()))
-    assert not stale, f"{stale} no longer over {MAX_MODULE_LINES} lines: remove from OVER_LONG"
 
 
 def _pyproject() -> dict:
