@@ -46,7 +46,8 @@ class ChainProgress:
 
     Use as a context manager around the sampling call; each draw PyMC reports
     (tuning included) advances its chain's bar to ``draw_idx + 1`` of
-    ``draws_per_chain``.
+    ``draws_per_chain``. The bars go to ``console``, by default stderr (stdout
+    holds a command's results).
     """
 
     def __init__(self, chains: int, draws_per_chain: int, console: Console | None = None):
@@ -57,7 +58,7 @@ class ChainProgress:
             DrawRateColumn(),
             TimeElapsedColumn(),
             TimeRemainingColumn(),
-            console=console,
+            console=console if console is not None else Console(stderr=True),
         )
         self._tasks = [
             self._progress.add_task("", total=draws_per_chain, start=False, chain=chain)

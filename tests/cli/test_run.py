@@ -161,3 +161,15 @@ def test_help_is_plain_text(command, capsys):
         main([command, "--help"])
     out = capsys.readouterr().out
     assert "``" not in out and ":func:" not in out and ":mod:" not in out
+
+
+def test_one_draw_says_ess_and_mcse_cannot_be_estimated_and_bars_go_to_stderr(capsys):
+    """One draw per chain was printed as "nan" (and the JSON held NaN); the bar went to stdout."""
+    argv = ["run", "dare_county", "--method", "mcmc", "--draws", "1", "--chains", "2"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "cannot be estimated from one draw per chain" in captured.out
+    assert "nan" not in captured.out and "chain 0" not in captured.out
+    assert "chain 0" in captured.err and "chain 1" in captured.err
+    result = run_json(argv[1:], capsys)
+    assert result["ess"] == {"X1": None} and result["mcse"] == {"X1": {"0": None}}
