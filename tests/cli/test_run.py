@@ -110,6 +110,15 @@ USER_FILES = {
         "        pm.Normal('obs', mu=x, sigma=y, observed=1.0)\n"
         "    return m\n"
     ),
+    "infinite_release": (
+        "import pymc as pm\n"
+        "from adversary.distributions import BernoulliCount, DiscreteGaussian\n"
+        "def model(prior=0.5):\n"
+        "    with pm.Model() as m:\n"
+        "        x = BernoulliCount('X1', known=0, p=prior)\n"
+        "        DiscreteGaussian('x1_release', mu=x, rho=0.1, observed=float('inf'))\n"
+        "    return m\n"
+    ),
 }
 
 
@@ -121,6 +130,8 @@ USER_FILES = {
         ("disconnected", ["--method", "mcmc"], "does not depend on one of its continuous latents"),
         ("improper", ["--method", "mcmc"], "sampling failed (ParallelSamplingError"),
         ("improper", ["--method", "exact"], "exact enumeration needs discrete latents"),
+        # the posterior equalled the prior (exit 0)
+        ("infinite_release", [], "observed (of 'x1_release') must be finite"),
     ],
 )
 def test_bad_user_model_files_are_one_line(name, options, message, tmp_path, capsys):
