@@ -187,6 +187,12 @@ def package_version() -> str:
 
 def progress_bar(unit: str = ""):
     """A rich progress bar on stderr: description, bar, done/total ``unit``, elapsed, remaining."""
+    from rich.progress import TextColumn
+
+    return _progress([TextColumn(unit)] if unit else [])
+
+
+def _progress(unit_columns: list):
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -198,6 +204,34 @@ def progress_bar(unit: str = ""):
     )
 
     columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn()]
-    columns += [TextColumn(unit)] if unit else []
-    columns += [TimeElapsedColumn(), TimeRemainingColumn()]
+    columns += [*unit_columns, TimeElapsedColumn(), TimeRemainingColumn()]
     return Progress(*columns, console=Console(stderr=True))
+
+
+#: The display the bars of :func:`progress_task` share (rich shows one live display at once).
+_shared: dict = {"display": None, "bars": 0}
+
+
+@contextmanager
+def progress_task(description: str, total: int, unit: str = "") -> Iterator:
+    """A progress bar on stderr, one line of a display shared by nested work (a sweep and the
+    grid of one of its points); yields ``advance(completed)``. The display stops with its
+    last bar."""
+    if _shared["display"] is None:
+        from rich.progress import TextColumn
+
+        display = _progress([TextColumn("{task.fields[unit]}")])
+        display.start()
+        _shared["display"] = display
+    display = _shared["display"]
+    _shared["bars"] += 1
+    task = display.add_task(description, total=total, unit=unit)
+    try:
+        yield lambda completed: display.update(task, completed=completed)
+    finally:
+        _shared["bars"] -= 1
+        if _shared["bars"] == 0:
+            display.stop()
+            _shared["display"] = None
+        else:
+            display.remove_task(task)
