@@ -7,6 +7,7 @@ minutes (killed, no output, no progress): its release grid has 11,543 x 23 x
 
 from __future__ import annotations
 
+import math
 import re
 import time
 
@@ -70,3 +71,38 @@ def test_the_default_budget_refuses_the_issue_case_quickly(warmed, capsys, monke
 def test_a_bad_budget_is_one_line_naming_the_option(budget, capsys):
     err = _error(["risk", "dare_county", f"--time-budget={budget}"], capsys)
     assert err.startswith("adversary risk: error: --time-budget must be")
+
+
+def test_sampling_projected_over_the_budget_is_stopped_in_one_line(capsys):
+    """``run --method mcmc --draws 10000000`` sampled for hours (2 chains of 1 ms draws)."""
+    argv = ["run", "dare_county", "--method", "mcmc", "--draws", "10000000", "--json"]
+    err = _error([*argv, "--time-budget", "30s"], capsys)
+    assert re.match(
+        r"adversary run: error: sampling 20,000,400 draws \(tuning included, [\d.e+]+ ms each, "
+        r"measured\) would take about [\d.]+ (min|h), more than the time budget of 30 s ",
+        err,
+    ), err
+
+
+def test_a_trace_over_the_memory_budget_is_refused_before_sampling(capsys):
+    argv = ["run", "dare_county", "--method", "mcmc", "--draws", "99999999999999999999"]
+    err = _error(argv, capsys)
+    assert err.startswith(
+        "adversary run: error: the trace of 2 chains x 100,000,000,000,000,000,199 draws of 1 "
+        "values would need "
+    )
+
+
+def test_a_rho_scan_projected_over_the_budget_is_refused(capsys):
+    """``--points-per-decade 10**20`` scanned every one of 13,800 lattice points."""
+    argv = ["choose-rho", "dare_county", "--max-risk", "1.5", "--time-budget", "5s"]
+    err = _error([*argv, "--points-per-decade", "99999999999999999999"], capsys)
+    # every point of the lattice 1e-4 (1 + 1e-3)^j up to 100, one decade of it again (the
+    # refined scan, as fine), one bisection step, and the ends
+    step = math.log1p(1e-3)
+    lattice = math.floor(math.log(1e2 / 1e-4) / step) + 2
+    scans = lattice + math.ceil(math.log(10.0) / step) + 1 + 1
+    assert err.startswith(
+        f"adversary choose-rho: error: the scan of up to {scans:,} values of rho (from "
+        "points_per_decade, refine and tolerance) would take about "
+    )
