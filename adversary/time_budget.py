@@ -19,13 +19,10 @@ code. A duration is a number of seconds or a number with a unit: ``90s``,
 
 from __future__ import annotations
 
-import os
-import re
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 
+from ._limits import Limit, parse_quantity
 from ._output import progress_task
 
 __all__ = [
@@ -49,8 +46,6 @@ ENVIRONMENT_VARIABLE = "ADVERSARY_TIME_BUDGET"
 PROGRESS_SECONDS = 5.0
 
 _UNITS = {"": 1.0, "s": 1.0, "sec": 1.0, "min": 60.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
-_DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?)\s*([a-z]*)\s*$", re.IGNORECASE)
-_override: ContextVar[float | None] = ContextVar("adversary_time_budget", default=None)
 
 
 class TimeBudgetError(ValueError):
@@ -59,16 +54,7 @@ class TimeBudgetError(ValueError):
 
 def parse_duration(text, name: str = "time budget") -> float:
     """Seconds in ``text``: a number, or a number with a unit (``90s``, ``10min``, ``2h``)."""
-    if isinstance(text, bool):
-        raise ValueError(f"{name} must be a duration such as 10min or 90s, got {text!r}")
-    if isinstance(text, int | float):
-        value, unit = float(text), ""
-    else:
-        match = _DURATION.match(str(text))
-        if match is None or match.group(2).lower() not in _UNITS:
-            raise ValueError(f"{name} must be a duration such as 10min or 90s, got {text!r}")
-        value, unit = float(match.group(1)), match.group(2).lower()
-    seconds = value * _UNITS[unit]
+    seconds = parse_quantity(text, name, _UNITS, "a duration such as 10min or 90s")
     if not 0 < seconds < 1e9:  # also refuses NaN
         raise ValueError(f"{name} must be more than 0 s and below 30 years, got {text!r}")
     return seconds
@@ -76,45 +62,31 @@ def parse_duration(text, name: str = "time budget") -> float:
 
 def current_budget() -> float:
     """The budget in seconds: :func:`time_budget`'s, else the environment's, else the default."""
-    override = _override.get()
-    if override is not None:
-        return override
-    text = os.environ.get(ENVIRONMENT_VARIABLE, "").strip()
-    return parse_duration(text, ENVIRONMENT_VARIABLE) if text else DEFAULT_BUDGET
+    return _LIMIT.current()
 
 
-@contextmanager
-def time_budget(duration, name: str = "time budget") -> Iterator[float]:
-    """Within the block the budget is ``duration`` (seconds, or text such as ``10min``).
-
-    ``None`` keeps the budget as it is.
-    """
-    if duration is None:
-        yield current_budget()
-        return
-    token = _override.set(parse_duration(duration, name))
-    try:
-        yield _override.get()
-    finally:
-        _override.reset(token)
+def time_budget(duration, name: str = "time budget"):
+    """Within the block (a context manager) the budget is ``duration`` (seconds, or text such
+    as ``10min``). ``None`` keeps the budget as it is."""
+    return _LIMIT.within(duration, name)
 
 
 def format_duration(seconds: float) -> str:
-    """``seconds`` as text, two significant digits: ``45 s``, ``14 min``, ``3.2 h``."""
-    for unit, scale in (("d", 86400.0), ("h", 3600.0), ("min", 60.0)):
-        if seconds >= 2 * scale:
-            return f"{seconds / scale:.2g} {unit}"
-    return f"{seconds:.2g} s"
+    """``seconds`` as text: ``0.5 s``, ``45 s``, ``14 min``, ``110 min``, ``3.2 h``."""
+    units = (("d", 86400.0), ("h", 3600.0), ("min", 60.0))
+    unit, scale = next(((u, s) for u, s in units if seconds >= 2 * s), ("s", 1.0))
+    value = seconds / scale
+    return f"{value:.0f} {unit}" if value >= 10 else f"{value:.2g} {unit}"
+
+
+_LIMIT = Limit(
+    ENVIRONMENT_VARIABLE, DEFAULT_BUDGET, parse_duration, format_duration, "--time-budget"
+)
 
 
 def check_time(seconds: float, what: str) -> None:
     """Refuse, naming ``what``, when ``seconds`` (an estimate) exceed the budget."""
-    budget = current_budget()
-    if seconds > budget:
-        raise TimeBudgetError(
-            f"{what} would take about {format_duration(seconds)}, more than the time budget of "
-            f"{format_duration(budget)} (raise it with --time-budget or {ENVIRONMENT_VARIABLE})"
-        )
+    _LIMIT.check(seconds, what, "take about {}", "time budget", TimeBudgetError)
 
 
 def timed_blocks(total: int, rows: int, cells_per_row: int, what: str) -> Iterator[slice]:

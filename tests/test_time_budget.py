@@ -68,7 +68,15 @@ def test_check_time_refuses_over_the_budget_naming_the_estimate_and_how_to_raise
 
 
 @pytest.mark.parametrize(
-    ("seconds", "text"), [(0.5, "0.5 s"), (45, "45 s"), (119, "1.2e+02 s"), (840, "14 min")]
+    ("seconds", "text"),
+    [
+        (0.5, "0.5 s"),
+        (45, "45 s"),
+        (119, "119 s"),
+        (840, "14 min"),
+        (6600, "110 min"),
+        (11520, "3.2 h"),
+    ],
 )
 def test_format_duration(seconds, text):
     assert format_duration(seconds) == text
