@@ -39,15 +39,23 @@ def _as_real_array(value, name: str) -> np.ndarray:
         array = np.asarray(value)
     except Exception as error:  # pragma: no cover - numpy raises many kinds
         raise TypeError(f"{name} must be numeric, got {value!r}") from error
-    if array.dtype == object and all(
-        isinstance(v, int) and not isinstance(v, bool) for v in array.reshape(-1)
-    ):
-        array = array.astype(np.float64)  # Python integers beyond 64 bits: refused by size below
+    if array.dtype == object and _python_integers(array):  # integers beyond 64 bits
+        try:
+            return array.astype(np.float64)  # as_integers refuses them as too large
+        except OverflowError:
+            raise ValueError(f"{name} is too large to hold as a number, got {value!r}") from None
     if array.dtype == bool or not (
         np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
     ):
         raise TypeError(f"{name} must be numeric, got {value!r}")
     return array
+
+
+def _python_integers(array: np.ndarray) -> bool:
+    """Whether every element of an object array is a Python integer (not a bool)."""
+    return array.size > 0 and all(
+        isinstance(v, int) and not isinstance(v, bool) for v in array.flat
+    )
 
 
 def as_positive(value, name: str) -> np.ndarray:

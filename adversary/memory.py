@@ -19,11 +19,7 @@ the interpreter and the libraries (a few hundred MB), nor other processes.
 
 from __future__ import annotations
 
-import os
-import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from ._limits import Limit, parse_quantity
 
 __all__ = [
     "BLOCK_ELEMENTS",
@@ -68,8 +64,6 @@ _UNITS = {
     "gib": 2**30,
     "tib": 2**40,
 }
-_SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?)\s*([a-z]*)\s*$", re.IGNORECASE)
-_override: ContextVar[int | None] = ContextVar("adversary_memory_budget", default=None)
 
 
 class MemoryBudgetError(ValueError):
@@ -78,16 +72,7 @@ class MemoryBudgetError(ValueError):
 
 def parse_size(text, name: str = "memory budget") -> int:
     """Bytes in ``text``: an integer, or a number with a unit (``8GiB``, ``500MB``, ``1.5e9``)."""
-    if isinstance(text, bool):
-        raise ValueError(f"{name} must be a size such as 8GiB or 500MB, got {text!r}")
-    if isinstance(text, int | float):
-        value, unit = float(text), ""
-    else:
-        match = _SIZE.match(str(text))
-        if match is None or match.group(2).lower() not in _UNITS:
-            raise ValueError(f"{name} must be a size such as 8GiB or 500MB, got {text!r}")
-        value, unit = float(match.group(1)), match.group(2).lower()
-    size = value * _UNITS[unit]
+    size = parse_quantity(text, name, _UNITS, "a size such as 8GiB or 500MB")
     if not 1 <= size < 2**63:
         raise ValueError(f"{name} must be at least 1 byte and below 8 EiB, got {text!r}")
     return int(size)
@@ -95,27 +80,13 @@ def parse_size(text, name: str = "memory budget") -> int:
 
 def current_budget() -> int:
     """The budget in bytes: :func:`memory_budget`'s, else the environment's, else the default."""
-    override = _override.get()
-    if override is not None:
-        return override
-    text = os.environ.get(ENVIRONMENT_VARIABLE, "").strip()
-    return parse_size(text, ENVIRONMENT_VARIABLE) if text else DEFAULT_BUDGET
+    return _LIMIT.current()
 
 
-@contextmanager
-def memory_budget(size, name: str = "memory budget") -> Iterator[int]:
-    """Within the block the budget is ``size`` (bytes, or text such as ``8GiB``).
-
-    ``None`` keeps the budget as it is.
-    """
-    if size is None:
-        yield current_budget()
-        return
-    token = _override.set(parse_size(size, name))
-    try:
-        yield _override.get()
-    finally:
-        _override.reset(token)
+def memory_budget(size, name: str = "memory budget"):
+    """Within the block (a context manager) the budget is ``size`` (bytes, or text such as
+    ``8GiB``). ``None`` keeps the budget as it is."""
+    return _LIMIT.within(size, name)
 
 
 def within_budget(size: int, function, *args):
@@ -138,14 +109,12 @@ def format_bytes(size: float) -> str:
     return f"{int(size)} B"
 
 
+_LIMIT = Limit(ENVIRONMENT_VARIABLE, DEFAULT_BUDGET, parse_size, format_bytes, "--memory-budget")
+
+
 def check_memory(needed: float, what: str) -> None:
     """Refuse, naming ``what``, when ``needed`` bytes exceed the budget."""
-    budget = current_budget()
-    if needed > budget:
-        raise MemoryBudgetError(
-            f"{what} would need {format_bytes(needed)} of memory, more than the budget of "
-            f"{format_bytes(budget)} (raise it with --memory-budget or {ENVIRONMENT_VARIABLE})"
-        )
+    _LIMIT.check(needed, what, "need {} of memory", "budget", MemoryBudgetError)
 
 
 def affordable_rows(bytes_per_row: float, rows: int, what: str, held: float = 0.0) -> int:

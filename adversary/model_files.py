@@ -19,8 +19,9 @@ A file is given by its path (ending in ``.py``) or, for the case studies
 shipped with the package, by name (``dare_county``, ``granville_county``,
 …). It is imported as a module registered under ``adversary_model_<stem>``
 with its folder importable (so it may import a neighbouring file, and
-dataclasses and pickling work in it); any error while loading it is one line
-naming the file and the line.
+dataclasses and pickling work in it); any error while loading it, a
+``SystemExit`` included (an ``exit()`` in the file), is one line naming the
+file and the line.
 """
 
 from __future__ import annotations
@@ -77,7 +78,10 @@ def _import_file(path: Path):
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as error:
+    except KeyboardInterrupt:
+        del sys.modules[name]
+        raise
+    except BaseException as error:  # SystemExit too: a file's exit is a failure to load it
         del sys.modules[name]
         raise _failure(path, error) from error
     return module
@@ -134,5 +138,7 @@ def load_case(model: str | Path):
         return attack(factory, **declared)
     except (TypeError, ValueError) as error:  # the declarations, checked by attack()
         raise ModelFileError(f"model file {str(model)!r}: {error}") from error
-    except Exception as error:  # raised while the factory built its model
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # raised (or exited) while the factory built its model
         raise _failure(Path(str(model)), error) from error

@@ -82,6 +82,9 @@ def test_files_are_registered_modules_with_their_folder_importable(tmp_path):
             r"broken\.py, line 5: ZeroDivisionError: division by zero",
         ),
         ("X = 1\n", "declares neither CASE nor a model\\(\\) factory"),
+        ("x = 1\nraise SystemExit(0)\n", r"broken\.py, line 2: SystemExit: 0$"),
+        ("import sys\n\nsys.exit()\n", r"broken\.py, line 3: SystemExit$"),
+        ("def model():\n    exit(3)\n", r"broken\.py, line 2: SystemExit: 3$"),
     ],
 )
 @pytest.mark.parametrize("relative", [False, True], ids=["absolute", "relative"])
@@ -95,6 +98,24 @@ def test_a_broken_file_is_one_line_naming_file_and_line(
     with pytest.raises(ModelFileError, match=message) as error:
         load_case(path)
     assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("command", ["run", "risk", "demo", "choose-rho"])
+def test_a_file_that_exits_is_a_load_error_for_every_command(command, tmp_path, capsys):
+    """``exit(0)`` in a model file is not a silent success of the command."""
+    path = str(write(tmp_path, "quits.py", "import sys\nsys.exit(0)\n"))
+    argv = {
+        "run": ["run", path],
+        "risk": ["risk", path],
+        "demo": ["demo", "--model", path],
+        "choose-rho": ["choose-rho", path, "--max-risk", "2"],
+    }[command]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"adversary {command}: error: model file {path}, line 2: SystemExit: 0\n"
+    )
 
 
 def test_commands_take_a_factory_file(tmp_path, capsys):

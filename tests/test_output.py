@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from adversary._output import checked_folder, staged
+from adversary._output import checked_folder, locked, staged
 
 
 def contents(folder):
@@ -68,5 +68,33 @@ def test_a_file_or_a_path_below_a_file_is_refused_naming_the_option(tmp_path):
 def test_a_folder_that_cannot_be_written_is_refused(tmp_path):
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
-    with pytest.raises(ValueError, match=r"^out: cannot write into .*locked"):
+    message = r"^out: cannot create output folder .*locked/out: Permission denied"
+    with pytest.raises(ValueError, match=message):
         checked_folder(locked / "out")
+
+
+def test_locked_holds_the_folder_and_releases_it(tmp_path):
+    out = tmp_path / "out"
+    with locked(out, "--out") as held:
+        assert held == out and (tmp_path / ".out.lock").read_text() == str(os.getpid())
+        with pytest.raises(ValueError, match=r"^--out: .*out is being written by another run"):
+            with locked(out, "--out"):
+                pass
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(RuntimeError), locked(out, "--out"):  # released after a failure too
+        raise RuntimeError
+    assert list(tmp_path.iterdir()) == []
+    with locked(None) as nothing:
+        assert nothing is None
+
+
+def test_a_lock_naming_no_process_is_held_while_new_and_stale_when_old(tmp_path):
+    lock = tmp_path / ".out.lock"
+    lock.write_text("")  # another run between creating the file and writing its pid
+    with pytest.raises(ValueError, match=r"another run \(a run starting now\)"):
+        with locked(tmp_path / "out", "--out"):
+            pass
+    old = lock.stat().st_mtime - 60
+    os.utime(lock, (old, old))
+    with locked(tmp_path / "out", "--out"):
+        assert lock.read_text() == str(os.getpid())

@@ -19,7 +19,18 @@ PACKAGE = ROOT / "adversary"
 
 #: The package's layers in order; a module may import only from its own layer or earlier ones.
 LAYERS = [
-    {"_validation", "_output", "memory", "noise", "accounting", "budget", "empirical", "topdown"},
+    {
+        "_validation",
+        "_output",
+        "_limits",
+        "memory",
+        "time_budget",
+        "noise",
+        "accounting",
+        "budget",
+        "empirical",
+        "topdown",
+    },
     {"distributions"},
     {"inference"},
     {"measures"},

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from adversary._validation import as_index, as_integers, last_axis
+from adversary._validation import as_index, as_integers, as_positive, last_axis
 from adversary.scenarios import single_block
 
 
@@ -27,7 +27,10 @@ def test_last_axis_checks_the_length_of_the_last_axis_only():
             last_axis(bad, 3, "releases", "one count per cell")
 
 
-@pytest.mark.parametrize("value", [10**19, [1, 2**63], np.uint64(2**63), 2.0**62, -(2.0**63)])
+@pytest.mark.parametrize(
+    "value",
+    [10**19, [1, 2**63], np.uint64(2**63), 2.0**62, -(2.0**63), 10**30, [0, -(10**30)], 2**64],
+)
 def test_an_integer_beyond_the_64_bit_range_is_refused_not_wrapped(value):
     with pytest.raises(ValueError, match=r"^release is too large to hold as a 64-bit integer"):
         as_integers(value, "release")
@@ -42,5 +45,12 @@ def test_the_largest_accepted_integers_come_back_unchanged():
 
 def test_the_single_block_posterior_refuses_a_release_that_would_wrap():
     """Issue 11: single_block.posterior(10**19, ...) returned 0.0 (the release wrapped)."""
-    with pytest.raises(ValueError, match=r"^release is too large"):
-        single_block.posterior(10**19, 0.1, 0.0992)
+    for release in (10**19, 10**30):  # 10**30 was "must be numeric" (a NumPy object array)
+        with pytest.raises(ValueError, match=r"^release is too large to hold as a 64-bit integer"):
+            single_block.posterior(release, 0.1, 0.0992)
+
+
+def test_a_python_integer_beyond_float_range_is_too_large_and_within_it_a_number():
+    with pytest.raises(ValueError, match=r"^rho is too large to hold as a number, got 1000"):
+        as_positive(10**400, "rho")
+    assert as_positive(10**30, "rho") == 1e30

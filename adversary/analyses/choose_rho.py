@@ -75,6 +75,7 @@ import dataclasses
 import itertools
 import math
 import re
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -83,6 +84,7 @@ from .._validation import as_positive
 from ..accounting import as_conversion, epsilon_from_zcdp
 from ..budget import DEFAULT_DELTA
 from ..noise.mechanisms import DiscreteGaussianNoise, DiscreteLaplaceNoise, NoiseMechanism
+from ..time_budget import check_time
 
 __all__ = ["MEASURES", "RhoChoice", "choose_rho", "measure_at", "rho_fields", "with_rho"]
 
@@ -491,8 +493,8 @@ def choose_rho(
     coarse = max(1, round(math.log(10.0) / points_per_decade / log_step))
     fine = max(1, coarse // int(refine))
     evaluator = _Evaluator(case, measure, field, labels, threshold, rho_min, log_step)
+    began = time.perf_counter()  # the first evaluation (rho_min) times the scans
     _check_threshold(evaluator, measure, threshold)
-
     if evaluator.bad(0):
         worst = max(labels, key=lambda label: sum(evaluator.values(0)[label][:2]))
         value = evaluator.values(0)[worst][0]
@@ -502,6 +504,15 @@ def choose_rho(
             f"{worst!r}"
         )
 
+    # The evaluations at most (coarse scan, refined scan, bisection of a refined step), each
+    # taking as long as the first (measured).
+    scans = last // coarse + 2 + math.ceil(refine_decades * math.log(10.0) / log_step / fine) + 1
+    scans += math.ceil(math.log2(fine + 1))
+    check_time(
+        (time.perf_counter() - began) * scans,
+        f"the scan of up to {scans:,} values of {field} (from points_per_decade, refine and "
+        "tolerance)",
+    )
     # 1. Coarse scan.
     grid = list(range(0, last + 1, coarse))
     if grid[-1] != last:

@@ -16,6 +16,7 @@ Long sweeps show a progress bar (rich) once they have run for about a second.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import numbers
 import time
@@ -28,7 +29,7 @@ import pandas as pd
 import xarray as xr
 from xarray import DataTree
 
-from .._output import progress_bar
+from .._output import progress_task
 from .._validation import as_probability
 from ..inference import (
     enumerate_posterior,
@@ -195,20 +196,22 @@ class _LazyProgress:
         if mode not in (None, True, False):
             raise TypeError(f"progress must be None, True or False, got {mode!r}")
         self.total, self.description, self.mode = total, description, mode
-        self.done, self.bar, self.task = 0, None, None
+        self.done, self.bar, self.update = 0, None, None
         self.started = time.perf_counter()
         if mode is True:
             self._start()
 
     def _start(self) -> None:
-        self.bar = progress_bar()
-        self.task = self.bar.add_task(self.description, total=self.total, completed=self.done)
-        self.bar.start()
+        self.bar = contextlib.ExitStack()
+        self.update = self.bar.enter_context(
+            progress_task(self.description, self.total, "evaluations")
+        )
+        self.update(self.done)
 
     def advance(self) -> None:
         self.done += 1
         if self.bar is not None:
-            self.bar.update(self.task, completed=self.done)
+            self.update(self.done)
             return
         if self.mode is False or self.done >= self.total:
             return
@@ -219,7 +222,7 @@ class _LazyProgress:
 
     def close(self) -> None:
         if self.bar is not None:
-            self.bar.stop()
+            self.bar.close()
 
     @property
     def shown(self) -> bool:

@@ -15,6 +15,7 @@ import sys
 
 from .. import __version__
 from ..memory import ENVIRONMENT_VARIABLE, memory_budget
+from ..time_budget import time_budget
 from .common import one_line
 
 SUBCOMMAND_MODULES = ("demo", "budget", "run", "population", "choose_rho", "risk", "reconstruct")
@@ -36,7 +37,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        with memory_budget(getattr(args, "memory_budget", None), "--memory-budget"):
+        with (
+            memory_budget(getattr(args, "memory_budget", None), "--memory-budget"),
+            time_budget(getattr(args, "time_budget", None), "--time-budget"),
+        ):
             return int(args.func(args) or 0)
     except KeyboardInterrupt:  # Ctrl-C: one line; the commands clean up as they unwind
         print(f"adversary {args.command}: interrupted", file=sys.stderr)

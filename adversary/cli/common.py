@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import re
 
+from .. import time_budget
 from ..measures.decision import TIE_RULES
 from ..memory import DEFAULT_BUDGET, ENVIRONMENT_VARIABLE, format_bytes
 from ..model_files import load_case
@@ -93,13 +94,23 @@ def add_attack_arguments(parser, *, positional: bool = True) -> None:
 
 
 def add_memory_budget_argument(parser) -> None:
-    """``--memory-budget SIZE``: the memory the computation's grids may take."""
+    """The budgets: ``--memory-budget SIZE``, the memory the computation's grids may take, and
+    ``--time-budget DURATION``, the time its grids may be expected to take."""
     parser.add_argument(
         "--memory-budget",
         metavar="SIZE",
         default=None,
         help=f"memory the grids may take, e.g. 8GiB (default: ${ENVIRONMENT_VARIABLE} or "
         f"{format_bytes(DEFAULT_BUDGET)}); larger grids are refused before they are allocated",
+    )
+    parser.add_argument(
+        "--time-budget",
+        metavar="DURATION",
+        default=None,
+        help=f"time a grid may be expected to take, e.g. 1h or 90s (default: "
+        f"${time_budget.ENVIRONMENT_VARIABLE} or "
+        f"{time_budget.format_duration(time_budget.DEFAULT_BUDGET)}); a grid projected to take "
+        "longer (from its size and the measured time of its first block) is refused",
     )
 
 

@@ -4,12 +4,13 @@ For the default case (or any single-block case given by ``--model``) prints
 Kazan & Reiter's Table 4 (for each released ``x1*``: its probability under
 the truth, and the posterior and risk under each prior) and Table 5
 (marginal posterior, marginal risk and the probability of a correct decision
-at the production block ρ), and writes Figures 1–3 as PNG files into
-``--out`` (default ``build/demo``). For any other attack (a shipped case or
+at the production block ρ), and with ``--out FOLDER`` writes Figures 1–3 as
+PNG files into it (without ``--out`` it writes no file). For any other attack (a shipped case or
 a model file with a ``CASE`` or a ``model()`` factory) it prints the
 adversary's posterior of the target at the observed release under each
 prior, the data holder's measures under each prior, and, when the attack has
-a ρ, draws them against ρ (``risk_by_<rho>.png``).
+a ρ, draws them against ρ (``risk_by_<rho>.png``, into ``--out``). A second
+run into the same ``--out`` is refused while the first runs.
 
 ``--json`` prints the same numbers as one JSON object. For a single-block
 case, with keys:
@@ -26,7 +27,7 @@ case, with keys:
 ``tail_mass``
     bound on the release probability left out of the marginal sums.
 ``figures``
-    paths of the PNG files written.
+    paths of the PNG files written (empty without ``--out``).
 
 For any other attack: ``case``, ``priors`` (``{label: prior}``, as text when
 not a number), ``target``, ``truth`` (``{latent: value}``), ``posterior``
@@ -38,12 +39,13 @@ numbers), ``swept`` (the ρ drawn, or null) and ``figures``.
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from .._output import checked_folder, staged
+from .._output import locked, staged
 from ..measures.releases import DEFAULT_TAIL_MASS
 from ..plots.single_block import save_figures
 from ..reports.attack import attack_report
@@ -64,7 +66,9 @@ def register(subparsers) -> None:
         "--model", default="dare_county", help="shipped case name or model file (any attack)"
     )
     add_attack_arguments(parser, positional=False)
-    parser.add_argument("--out", default="build/demo", type=Path, help="folder for the figures")
+    parser.add_argument(
+        "--out", default=None, type=Path, help="folder for the figures (default: none written)"
+    )
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
 
 
@@ -123,8 +127,15 @@ def _as_text(case, table4, table5, figures) -> str:
             f"{label:>8} {row['marginal_posterior']:>16.4g} {row['marginal_risk']:>11.4f}"
             f" {row['correct_decision_probability']:>20.4g}"
         )
-    lines += ["", "Figures written:", *(f"  {path}" for path in figures)]
+    lines += ["", *_written(figures)]
     return "\n".join(lines)
+
+
+def _written(figures) -> list[str]:
+    """The lines naming the figures written, or saying how to write them."""
+    if not figures:
+        return ["Figures: none written (give --out FOLDER to write them)"]
+    return ["Figures written:", *(f"  {path}" for path in figures)]
 
 
 def _plain(value):
@@ -172,28 +183,29 @@ def _attack_text(case, report) -> str:
 
 
 def run(args) -> int:
-    checked_folder(args.out, "--out")
-    case = attack_from(args)
-    with staged(args.out, "--out") as stage:
-        if isinstance(case, SingleBlockCase):
-            text = _single_block_output(args, case, stage)
-        else:
-            report = attack_report(case, stage)
-            report = replace(report, figures=[args.out / p.name for p in report.figures])
-            text = (
-                json.dumps(_attack_json(case, report), indent=2)
-                if args.json
-                else _attack_text(case, report)
-            )
+    with locked(args.out, "--out"):
+        case = attack_from(args)
+        with staged(args.out, "--out") if args.out is not None else nullcontext() as stage:
+            if isinstance(case, SingleBlockCase):
+                text = _single_block_output(args, case, stage)
+            else:
+                report = attack_report(case, stage)
+                report = replace(report, figures=[args.out / p.name for p in report.figures])
+                text = (
+                    json.dumps(_attack_json(case, report), indent=2)
+                    if args.json
+                    else _attack_text(case, report)
+                )
     print(text)
     return 0
 
 
 def _single_block_output(args, case, stage) -> str:
-    """Tables 4 and 5 and Figures 1–3 (written into ``stage``), as JSON or text."""
+    """Tables 4 and 5 and Figures 1–3 (written into ``stage`` unless None), as JSON or text."""
     table4 = release_table(case)
     table5 = marginal_table(case)
-    figures = [args.out / path.name for path in save_figures(case, stage)]
+    written = [] if stage is None else save_figures(case, stage)
+    figures = [args.out / path.name for path in written]
     if args.json:
         return json.dumps(_as_json(case, table4, table5, figures), indent=2)
     return _as_text(case, table4, table5, figures)

@@ -7,8 +7,9 @@ averaged over the releases the mechanism could produce (Kazan & Reiter
 (3.3)), the marginal risk (3.4), the probability that the adversary's 0-1
 decision is right (3.6), and a bound on the error of these sums. With
 ``--sweep NAME=VALUES`` (repeatable) it evaluates them for every combination
-of the values of the case's fields, prints the table, and writes it as CSV
-and the risk curves as PNG into ``--out`` (default ``build/risk``).
+of the values of the case's fields, prints the table, and with ``--out FOLDER`` writes it
+as CSV and the risk curves as PNG into it (without ``--out`` it writes no
+file; a second run into the same ``--out`` is refused while the first runs).
 
 VALUES is a comma-separated list (``rho=0.01,0.1,1``; ``convention=paper,das``),
 ``geomspace:START:STOP:N`` or ``linspace:START:STOP:N`` (N values, both ends
@@ -35,8 +36,9 @@ fields (``truth=(1,1,0);(1,2,1)``; one tuple alone: ``truth=(1,1,0)``).
     combination of swept values (a value that is not a number or a string, such
     as a tuple, as its text: ``"(1, 1, 0)"``).
 ``table``, ``figure``
-    paths of the CSV and PNG files written (null without ``--sweep``; ``figure``
-    also null when there are too many combinations to draw).
+    paths of the CSV and PNG files written (null without ``--sweep`` or
+    ``--out``; ``figure`` also null when there are too many combinations to
+    draw).
 
 For a reconstruction case (``CASE = ReconstructionCase(...)``) it prints the
 data holder's reconstruction measures instead, beside the prior alone: each
@@ -58,7 +60,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._output import checked_folder, staged
+from .._output import locked, staged
 from ..analyses.compare import MEASURES, sweep, to_table
 from ..plots.compare import risk_curves_figure
 from .common import add_attack_arguments, attack_from, command_parser
@@ -84,7 +86,12 @@ def register(subparsers) -> None:
         metavar="NAME=VALUES",
         help="a case field and its values (repeatable)",
     )
-    parser.add_argument("--out", default="build/risk", type=Path, help="folder for table and plot")
+    parser.add_argument(
+        "--out",
+        default=None,
+        type=Path,
+        help="folder for the sweep's table and plot (default: none written)",
+    )
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
     parser.add_argument(
         "--replications",
@@ -214,8 +221,11 @@ def _as_text(case, table, over, files) -> str:
         }
     )
     lines += ["", shown.to_string(float_format=lambda v: f"{v:.6g}")]
+    files = [path for path in files if path is not None]
     if files:
-        lines += ["", "written:", *(f"  {path}" for path in files if path is not None)]
+        lines += ["", "written:", *(f"  {path}" for path in files)]
+    elif over:
+        lines += ["", "no file written (give --out FOLDER to write the table and plot)"]
     return "\n".join(lines)
 
 
@@ -246,8 +256,11 @@ def run(args) -> int:
     reconstruction = reconstruction_case(args.model)
     if reconstruction is not None:
         return holder_run(reconstruction, args)
-    if args.sweep:
-        checked_folder(args.out, "--out")
+    with locked(args.out if args.sweep else None, "--out"):
+        return _attack_run(args)
+
+
+def _attack_run(args) -> int:
     case = attack_from(args)
     over = parse_sweeps(args.sweep, case)
     priors = None if args.prior is None else [args.prior]
@@ -259,7 +272,7 @@ def run(args) -> int:
             raise type(error)(f"--sweep {message.removeprefix('over: ')}") from error
         raise
     table = to_table(dataset)
-    if not over:
+    if not over or args.out is None:
         print(_output(args, case, dataset, table, over, None, None))
         return 0
     stem = "sweep_" + "_".join(over)

@@ -11,7 +11,9 @@ standard errors from ArviZ's effective sample size.
 ``prior`` (label, or null), ``marginals`` (``{latent: {value: probability}}``,
 values as strings), and for ``exact`` ``omitted_mass`` (bound on the mass
 outside the table), for ``mcmc`` ``mcse`` (``{latent: {value: mcse}}``),
-``ess`` (``{latent: bulk ESS}``), ``draws`` and ``chains``.
+``ess`` (``{latent: bulk ESS}``), ``draws`` and ``chains``. An MCSE or ESS that
+cannot be estimated (from one draw per chain, or a latent whose draws are all
+alike) is null, and the text says why. The sampler's progress bars go to stderr.
 """
 
 from __future__ import annotations
@@ -94,8 +96,8 @@ def _mcmc(model, args) -> dict:
         pmf = marginal_pmf(tree, name)
         marginals[name] = pmf
         indicators = {int(v): event_indicator(tree, {name: int(v)}) for v in pmf[name].values}
-        mcse[name] = {v: float(az.mcse(ind.values)) for v, ind in indicators.items()}
-        ess[name] = float(az.ess(tree["posterior"][name].values))
+        mcse[name] = {v: _estimate(az.mcse(ind.values)) for v, ind in indicators.items()}
+        ess[name] = _estimate(az.ess(tree["posterior"][name].values))
     return {
         "marginals": marginals,
         "mcse": mcse,
@@ -103,6 +105,19 @@ def _mcmc(model, args) -> dict:
         "draws": args.draws,
         "chains": args.chains,
     }
+
+
+def _estimate(value) -> float | None:
+    """An ArviZ estimate as a float, or None where it is undefined (NaN)."""
+    value = float(value)
+    return value if np.isfinite(value) else None
+
+
+def _not_estimated(args) -> str:
+    """Why an MCSE or ESS is missing: one draw per chain, or draws all alike."""
+    if args.draws == 1:
+        return "ESS and MCSE cannot be estimated from one draw per chain"
+    return "ESS and MCSE undefined: all draws alike"
 
 
 def _jsonable(name, args, result) -> dict:
@@ -137,10 +152,14 @@ def _text(name, args, result) -> str:
                 continue
             row = f"{int(value):>8} {probability:>10.4g}"
             if "mcse" in result:
-                row += f" {result['mcse'][latent][int(value)]:>9.4f}"
+                error = result["mcse"][latent][int(value)]
+                row += f" {'-' if error is None else f'{error:.4f}':>9}"
             lines.append(row)
         if "ess" in result:
-            lines.append(f"{'ESS':>8} {result['ess'][latent]:>10.0f}")
+            ess = result["ess"][latent]
+            lines.append(f"{'ESS':>8} {'-' if ess is None else f'{ess:.0f}':>10}")
+            missing = ess is None or None in result["mcse"][latent].values()
+            lines += [f"{'':>8} ({_not_estimated(args)})"] if missing else []
     if "omitted_mass" in result:
         omitted = result["omitted_mass"]
         outside = (

@@ -81,13 +81,17 @@ def resolve_sigma2(sigma2, rho, convention):
 def checked_observed(observed, name: str) -> None:
     """Refuse observed data an int64 variable would silently truncate (2.9 read as 2).
 
-    Missing values (masked, or NaN) are left to PyMC's imputation; a PyTensor
-    variable is not checked.
+    NaN and ±inf are refused too (an infinite release gave a posterior equal to
+    the prior, NaN an error deep in PyTensor); masked values are left to PyMC's
+    imputation, and a PyTensor variable is not checked.
     """
     if observed is None or is_symbolic(observed):
         return
-    values = np.ma.masked_invalid(np.ma.asarray(observed)).compressed()
-    as_integers(values, f"observed (of {name!r})")
+    what = f"observed (of {name!r})"
+    values = np.ma.asarray(observed).compressed()
+    if values.dtype.kind in "fc" and not np.all(np.isfinite(values)):
+        raise ValueError(f"{what} must be finite (a release count), got {observed!r}")
+    as_integers(values, what)
 
 
 class IntegerDiscrete(Discrete):

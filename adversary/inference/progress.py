@@ -10,6 +10,8 @@ true rate however short it ran.
 
 from __future__ import annotations
 
+import time
+
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -22,6 +24,11 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.text import Text
+
+from ..time_budget import check_time
+
+#: Seconds of sampling after which the whole run is projected and checked against the budget.
+SAMPLING_CLOCK_SECONDS = 1.0
 
 
 def draw_rate_text(draws: float, seconds: float | None) -> str:
@@ -46,7 +53,8 @@ class ChainProgress:
 
     Use as a context manager around the sampling call; each draw PyMC reports
     (tuning included) advances its chain's bar to ``draw_idx + 1`` of
-    ``draws_per_chain``.
+    ``draws_per_chain``. The bars go to ``console``, by default stderr (stdout
+    holds a command's results).
     """
 
     def __init__(self, chains: int, draws_per_chain: int, console: Console | None = None):
@@ -57,7 +65,7 @@ class ChainProgress:
             DrawRateColumn(),
             TimeElapsedColumn(),
             TimeRemainingColumn(),
-            console=console,
+            console=console if console is not None else Console(stderr=True),
         )
         self._tasks = [
             self._progress.add_task("", total=draws_per_chain, start=False, chain=chain)
@@ -79,3 +87,34 @@ class ChainProgress:
             self._progress.start_task(task)
             self._started[draw.chain] = True
         self._progress.update(task, completed=draw.draw_idx + 1)
+
+
+class SamplingClock:
+    """A :func:`pymc.sample` ``callback`` refusing a run projected over the time budget.
+
+    After :data:`SAMPLING_CLOCK_SECONDS` of sampling it projects the run's
+    time as the draws left (``chains × draws_per_chain``, tuning included) at
+    the rate of the draws so far, and raises
+    :class:`~adversary.time_budget.TimeBudgetError` (stopping the sampler)
+    when the elapsed and projected times exceed the budget; it checks once.
+    """
+
+    def __init__(self, chains: int, draws_per_chain: int):
+        self.total = chains * draws_per_chain
+        self.draws, self.started, self.checked = 0, None, False
+
+    def __call__(self, trace, draw) -> None:
+        now = time.perf_counter()
+        if self.started is None:
+            self.started = now
+        self.draws += 1
+        elapsed = now - self.started
+        if self.checked or elapsed < SAMPLING_CLOCK_SECONDS or self.draws < 2:
+            return
+        self.checked = True
+        per_draw = elapsed / (self.draws - 1)
+        check_time(
+            elapsed + per_draw * (self.total - self.draws),
+            f"sampling {self.total:,} draws (tuning included, {per_draw * 1e3:.3g} ms each, "
+            "measured)",
+        )

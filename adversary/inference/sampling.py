@@ -19,9 +19,10 @@ from xarray import DataTree
 
 from .._validation import as_probability
 from ..distributions.support import support_bounds
+from ..memory import check_memory
 from ._conditional import BoundsFunction, is_discrete, one_shot
 from .moves import TransferGibbs, has_known_total
-from .progress import ChainProgress
+from .progress import ChainProgress, SamplingClock
 from .safe import safe_compile_kwargs
 from .start import StartRepairer
 from .steps import BoundedGibbs, WindowGibbs
@@ -272,11 +273,14 @@ def sample(
     steps = [*user_steps, *ours]
     tune = _tune_steps(tune, steps, model)
     callback = kwargs.pop("callback", None)
-    progress = (
-        ChainProgress(chains, draws + tune)
-        if progressbar is True and kwargs.get("nuts_sampler", "pymc") == "pymc"
-        else None
+    values = sum(int(np.size(v)) for v in model.initial_point().values())
+    check_memory(
+        8.0 * values * chains * (draws + tune),
+        f"the trace of {chains} chains x {draws + tune:,} draws of {values:,} values",
     )
+    ours = kwargs.get("nuts_sampler", "pymc") == "pymc"  # PyMC calls callbacks
+    progress = ChainProgress(chains, draws + tune) if progressbar is True and ours else None
+    clock = SamplingClock(chains, draws + tune) if ours else None
     with progress or nullcontext(), warnings.catch_warnings():
         # A variable that never moves (a point mass) has an undefined R-hat; ArviZ's
         # convergence check then divides 0 by 0. That is not a sampling problem.
@@ -297,7 +301,7 @@ def sample(
             initvals=chain_initvals,
             model=model,
             compile_kwargs=safe_compile_kwargs(compile_kwargs),
-            callback=_chained(progress, callback),
+            callback=_chained(progress, clock, callback),
             **kwargs,
         )
     if isinstance(tree, DataTree) and "sample_stats" in tree.children:

@@ -56,4 +56,4 @@ def noise_variance(rho, convention: str | NoiseConvention = "paper") -> np.ndarr
     """
     rho = as_positive(rho, "rho")
     delta = as_convention(convention).l2_sensitivity
-    return delta**2 / (2.0 * rho)
+    return (delta**2 / 2.0) / rho  # not delta**2 / (2 rho): 2 rho overflows from rho = 9e307

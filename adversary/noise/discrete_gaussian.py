@@ -77,7 +77,8 @@ def _theta_parts(sigma2: np.ndarray):
 def _series_sums(a: np.ndarray):
     """``Σ_{n=1}^{N_TERMS} e^{-a n²}`` and ``Σ n² e^{-a n²}`` (a ≥ π, so both converge fast)."""
     n = np.arange(1, N_TERMS + 1, dtype=np.float64)
-    terms = np.exp(-a[..., None] * n**2)
+    with np.errstate(over="ignore"):  # a n² = inf for a near the float maximum: the term is 0
+        terms = np.exp(-a[..., None] * n**2)
     return terms.sum(axis=-1), (n**2 * terms).sum(axis=-1)
 
 
@@ -111,7 +112,8 @@ def pmf(z, sigma2) -> np.ndarray:
     """``P[Z = z]`` for ``Z ~ DG(0, σ²)``, as ``exp(-z²/(2σ²)) / Z`` (not through logs)."""
     z = as_integers(z, "z").astype(np.float64)
     sigma2 = as_positive(sigma2, "sigma2")
-    return np.exp(-0.5 * (z**2 / sigma2)) / _normaliser(sigma2)
+    with np.errstate(over="ignore"):  # z²/σ² = inf for a subnormal σ²: the pmf is 0 there
+        return np.exp(-0.5 * (z**2 / sigma2)) / _normaliser(sigma2)
 
 
 def variance(sigma2) -> np.ndarray:

@@ -110,6 +110,15 @@ USER_FILES = {
         "        pm.Normal('obs', mu=x, sigma=y, observed=1.0)\n"
         "    return m\n"
     ),
+    "infinite_release": (
+        "import pymc as pm\n"
+        "from adversary.distributions import BernoulliCount, DiscreteGaussian\n"
+        "def model(prior=0.5):\n"
+        "    with pm.Model() as m:\n"
+        "        x = BernoulliCount('X1', known=0, p=prior)\n"
+        "        DiscreteGaussian('x1_release', mu=x, rho=0.1, observed=float('inf'))\n"
+        "    return m\n"
+    ),
 }
 
 
@@ -121,6 +130,8 @@ USER_FILES = {
         ("disconnected", ["--method", "mcmc"], "does not depend on one of its continuous latents"),
         ("improper", ["--method", "mcmc"], "sampling failed (ParallelSamplingError"),
         ("improper", ["--method", "exact"], "exact enumeration needs discrete latents"),
+        # the posterior equalled the prior (exit 0)
+        ("infinite_release", [], "observed (of 'x1_release') must be finite"),
     ],
 )
 def test_bad_user_model_files_are_one_line(name, options, message, tmp_path, capsys):
@@ -161,3 +172,15 @@ def test_help_is_plain_text(command, capsys):
         main([command, "--help"])
     out = capsys.readouterr().out
     assert "``" not in out and ":func:" not in out and ":mod:" not in out
+
+
+def test_one_draw_says_ess_and_mcse_cannot_be_estimated_and_bars_go_to_stderr(capsys):
+    """One draw per chain was printed as "nan" (and the JSON held NaN); the bar went to stdout."""
+    argv = ["run", "dare_county", "--method", "mcmc", "--draws", "1", "--chains", "2"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "cannot be estimated from one draw per chain" in captured.out
+    assert "nan" not in captured.out and "chain 0" not in captured.out
+    assert "chain 0" in captured.err and "chain 1" in captured.err
+    result = run_json(argv[1:], capsys)
+    assert result["ess"] == {"X1": None} and result["mcse"] == {"X1": {"0": None}}

@@ -28,6 +28,14 @@ def test_non_integer_observed_data_is_refused_naming_the_variable(declare, obser
 
 
 @pytest.mark.parametrize("declare", DECLARATIONS.values(), ids=DECLARATIONS)
+@pytest.mark.parametrize("observed", [np.inf, -np.inf, np.nan, [1.0, np.inf], [np.nan, 2.0]])
+def test_non_finite_observed_data_is_refused_naming_the_variable(declare, observed):
+    """inf was accepted (the posterior equalled the prior); NaN failed inside PyTensor."""
+    with pm.Model(), pytest.raises(ValueError, match=r"^observed \(of 'x'\) must be finite"):
+        declare(observed)
+
+
+@pytest.mark.parametrize("declare", DECLARATIONS.values(), ids=DECLARATIONS)
 def test_integral_observed_data_is_kept_exactly(declare):
     with pm.Model() as model:
         declare(np.array([1.0, 0.0]))

@@ -68,7 +68,9 @@ def test_sample_shows_one_bar_per_chain_and_calls_the_users_callback(capsys):
         random_seed=1,
         callback=lambda trace, draw: seen.append(draw.chain),
     )
-    output = capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert captured.out == ""  # the bars go to stderr: stdout holds a command's results
+    output = captured.err
     assert output.count("200/200") == 2
     assert all(rate > 0 for rate in _rates(output))
     assert np.bincount(seen).tolist() == [200, 200]

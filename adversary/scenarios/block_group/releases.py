@@ -46,6 +46,7 @@ from ...measures.releases import DEFAULT_TAIL_MASS
 from ...memory import affordable_rows, check_memory
 from ...noise import discrete_gaussian
 from ...noise.finite_pmf import FinitePmf
+from ...time_budget import timed_blocks
 from .exact_posterior import exact_k2_window
 from .noise_laws import BlockGroupNoise
 from .prior import BlockGroupPrior
@@ -212,6 +213,9 @@ def log_sums(grid: dict, noise, x2_prior, known: int, tail_mass: float):
 _BYTES_PER_RELEASE = 8 * 16 + 2
 # The same for the measures alone, computed in blocks of x1* releases.
 _BYTES_PER_RELEASE_IN_BLOCKS = 8 * 16
+#: Releases a block of release_measures holds at most (at least one x1* row): blocks
+#: small enough that the first one, timed, projects the whole grid's time within a second.
+BLOCK_RELEASES = 2_000_000
 
 
 def decision_map(truth, *, tie_rule=DEFAULT_TIE_RULE, **setting) -> xr.Dataset:
@@ -258,7 +262,9 @@ def release_measures(truth, *, tie_rule=DEFAULT_TIE_RULE, **setting) -> dict:
 
     Arguments as :func:`decision_map`; the sums run over blocks of ``x1*``
     releases sized to the memory budget (:mod:`adversary.memory`), so no
-    release grid is held whole. Returns ``truth``, ``prior``, ``x2_prior``,
+    release grid is held whole, and the first block, timed, projects the
+    whole: a grid over the time budget (:mod:`adversary.time_budget`) is
+    refused, a long one shows its progress on stderr. Returns ``truth``, ``prior``, ``x2_prior``,
     ``marginal_posterior`` (3.3) and ``marginal_risk`` (3.4) of the truth,
     ``correct_decision_probability`` (3.6) and the same without the block group
     (ties counted by ``tie_rule``), ``changed_to_correct`` / ``changed_to_wrong``
@@ -271,8 +277,10 @@ def release_measures(truth, *, tie_rule=DEFAULT_TIE_RULE, **setting) -> dict:
     n1, n2, ny = (releases.grid[name].size for name in _DIMS)
     per_row, held = n2 * ny * _BYTES_PER_RELEASE_IN_BLOCKS, n2 * ny * 8 * 2  # held: log S
     rows = affordable_rows(per_row, n1, "the block group's release grid", held)
-    sums = [releases.sums(releases.block(slice(i, i + rows))) for i in range(0, n1, rows)]
-    return releases.attributes(sums)
+    rows = min(rows, max(1, BLOCK_RELEASES // (n2 * ny)))  # the first block times the whole
+    what = f"the block group's release grid of {n1:,} x {n2:,} x {ny:,} releases"
+    blocks = timed_blocks(n1, rows, n2 * ny, what)  # refused over the time budget
+    return releases.attributes([releases.sums(releases.block(block)) for block in blocks])
 
 
 _DIMS = ("x1_release", "x2_release", "y1_release")
