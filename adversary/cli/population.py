@@ -12,7 +12,8 @@ Dask cluster (one worker per core, or ``--workers``) unless ``--scheduler``
 names an existing one; input is checked before anything runs, and nothing is
 written unless the run succeeds. A progress bar goes to stderr.
 
-Writes into ``--out`` (default ``build/population``): ``records.parquet``
+Writes into ``--out`` (required: nothing is written anywhere else, and a
+second run into the same folder is refused while the first runs): ``records.parquet``
 (one row per assessed record or cell: ``record_id``, geography,
 characteristics, ``persons``, ``block_size``, ``block_size_bin``, the cell's
 count at each level ``cell_block`` … ``cell_state``, ``other_blocks`` (d),
@@ -83,7 +84,9 @@ def register(subparsers) -> None:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of --synthetic")
     parser.add_argument("--states", type=int, default=1, help="states of --synthetic")
-    parser.add_argument("--out", type=Path, default=Path("build/population"), help="output folder")
+    parser.add_argument(
+        "--out", type=Path, required=True, help="output folder (locked while the run writes)"
+    )
     parser.add_argument("--no-plots", action="store_true", help="write no figures")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -91,12 +94,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from .._output import checked_folder
-    from ..population.engine import assess
-    from ..population.model import load_population_model
-    from ..population.output import summary_json, summary_text
-    from ..population.reconstruction import load_reconstruction_study
-    from ..population.synthetic import synthetic_geography
+    from .._output import locked
 
     for option, least in (("synthetic", 1), ("seed", 0), ("states", 1), ("workers", 1)):
         value = getattr(args, option)
@@ -106,7 +104,18 @@ def run(args) -> int:
         raise ValueError(f"--partitions must be >= 1, got {args.partitions}")
     if args.scheduler is not None and args.workers is not None:
         raise ValueError("--workers starts a local cluster; it cannot be given with --scheduler")
-    checked_folder(args.out, "--out")
+    with locked(args.out, "--out"):
+        return _population(args)
+
+
+def _population(args) -> int:
+    """The run of ``adversary population`` once its ``--out`` is held."""
+    from ..population.engine import assess
+    from ..population.model import load_population_model
+    from ..population.output import summary_json, summary_text
+    from ..population.reconstruction import load_reconstruction_study
+    from ..population.synthetic import synthetic_geography
+
     study = load_reconstruction_study(args.model)
     if study is None:
         model = load_population_model(args.model).with_preset(args.budget)

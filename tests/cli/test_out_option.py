@@ -102,3 +102,27 @@ def test_without_out_nothing_is_written(command, tmp_path, monkeypatch, capsys):
     assert main(COMMANDS[command]) == 0
     assert "give --out FOLDER" in capsys.readouterr().out
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_second_population_run_into_the_same_out_is_refused_before_it_computes(
+    tmp_path, capsys
+):
+    """``adversary population`` held no lock: two runs into one folder both reported success."""
+    out = tmp_path / "out"
+    with locked(out, "--out"):  # the first run, still writing
+        line = one_line_error([*COMMANDS["population"], "--out", str(out)], capsys)
+    assert line == (
+        f"adversary population: error: --out: {out} is being written by another run "
+        f"(process {os.getpid()}); wait for it to finish or choose another folder"
+    )
+    assert not out.exists()
+
+
+def test_population_without_out_is_refused_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    """``adversary population`` wrote ``./build/population`` into whatever folder it ran in."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        main(COMMANDS["population"])
+    assert exit_.value.code == 2
+    assert "the following arguments are required: --out" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
