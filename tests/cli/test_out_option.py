@@ -104,9 +104,7 @@ def test_without_out_nothing_is_written(command, tmp_path, monkeypatch, capsys):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_second_population_run_into_the_same_out_is_refused_before_it_computes(
-    tmp_path, capsys
-):
+def test_a_second_population_run_into_the_same_out_is_refused_before_it_computes(tmp_path, capsys):
     """``adversary population`` held no lock: two runs into one folder both reported success."""
     out = tmp_path / "out"
     with locked(out, "--out"):  # the first run, still writing
