@@ -99,21 +99,20 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
-    print(_report(result))
+    print(_report(result, args.draws))
     return 0
 
 
-def _report(result: dict) -> str:
-    """The measures beside the baseline, one line each."""
+def _report(result: dict, draws: int) -> str:
+    """The measures beside the baseline, one line each (``draws`` per chain, if sampled)."""
     errors, baseline = result["standard_errors"], result["baseline"]
+    no_error = " (one draw per chain: no error)" if draws == 1 else " (all draws alike)"
 
     def value(key, digits=4):
         text = f"{result[key]:.{digits}f}"
         if key not in errors:
             return text
-        return text + (
-            " (all draws alike)" if errors[key] is None else f" ± {errors[key]:.{digits}f}"
-        )
+        return text + (no_error if errors[key] is None else f" ± {errors[key]:.{digits}f}")
 
     n = result["n"]
     lines = [

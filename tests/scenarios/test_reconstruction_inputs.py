@@ -198,6 +198,20 @@ def test_the_command_line_shows_the_chains_progress_on_stderr_only(case_file, ca
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.parametrize("chains", ["1", "2"])
+def test_one_draw_per_chain_says_no_error_can_be_estimated(case_file, capsys, chains):
+    """One draw was reported as "(all draws alike)" (or ± nan with two chains)."""
+    model = case_file("b", **{key: repr(value) for key, value in FIELDS.items() if key != "name"})
+    argv = ["reconstruct", model, "--method", "mcmc", "--draws", "1", "--chains", chains]
+    assert main([*argv, "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("(one draw per chain: no error)") == 3
+    assert "alike" not in out and "nan" not in out
+    assert main([*argv, "--no-progress", "--json"]) == 0
+    errors = json.loads(capsys.readouterr().out)["standard_errors"]
+    assert errors == dict.fromkeys(("p_true_histogram", "expected_overlap", "overlap_share"))
+
+
 def census_rows(in_bin: int) -> pd.DataFrame:
     """One sampled block of ``in_bin`` in bin "<10"."""
     return pd.DataFrame(

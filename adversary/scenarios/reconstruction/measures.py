@@ -128,11 +128,11 @@ def _standard_errors(draws: np.ndarray, truth: np.ndarray) -> dict:
         "expected_overlap": np.minimum(draws, truth).sum(axis=-1).astype(np.float64),
     }
     for name, values in series.items():
-        if np.all(values == values.flat[0]):
-            out[name] = None  # every draw alike: no Monte Carlo error can be estimated
+        if values.shape[-1] < 2 or np.all(values == values.flat[0]):
+            out[name] = None  # one draw per chain, or every draw alike: no error estimable
             continue
-        data = xr.DataArray(values, dims=("chain", "draw"))
-        out[name] = float(az.mcse(data, method="mean"))
+        mcse = float(az.mcse(xr.DataArray(values, dims=("chain", "draw")), method="mean"))
+        out[name] = mcse if np.isfinite(mcse) else None
     overlap = out["expected_overlap"]
     out["overlap_share"] = None if overlap is None else overlap / int(truth.sum())
     return out
