@@ -17,7 +17,7 @@ from ..model_files import load_case
 
 __all__ = [
     "add_attack_arguments",
-    "add_memory_budget_argument",
+    "add_budget_arguments",
     "attack_from",
     "command_parser",
     "one_line",
@@ -90,10 +90,10 @@ def add_attack_arguments(parser, *, positional: bool = True) -> None:
         help="what the adversary sees: the noisy measurements (none), TopDown's published "
         "tables (topdown) or both; cases with a post_processing field (PublishedTablesCase)",
     )
-    add_memory_budget_argument(parser)
+    add_budget_arguments(parser)
 
 
-def add_memory_budget_argument(parser) -> None:
+def add_budget_arguments(parser) -> None:
     """The budgets: ``--memory-budget SIZE``, the memory the computation's grids may take, and
     ``--time-budget DURATION``, the time its grids may be expected to take."""
     parser.add_argument(

@@ -51,7 +51,7 @@ import sys
 from pathlib import Path
 
 from ..budget import PRESETS
-from .common import add_memory_budget_argument, command_parser
+from .common import add_budget_arguments, command_parser
 
 
 def register(subparsers) -> None:
@@ -90,7 +90,7 @@ def register(subparsers) -> None:
     parser.add_argument("--no-plots", action="store_true", help="write no figures")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    add_memory_budget_argument(parser)
+    add_budget_arguments(parser)
 
 
 def run(args) -> int:

@@ -49,7 +49,7 @@ from ..measures.decision import TIE_RULES
 from ..model_files import ModelFileError, load_module
 from ..scenarios.reconstruction import ReconstructionCase, enumerable, reconstruct
 from ..scenarios.reconstruction.data_holder import holder_measures
-from .common import add_memory_budget_argument, command_parser
+from .common import add_budget_arguments, command_parser
 
 
 def register(subparsers) -> None:
@@ -75,7 +75,7 @@ def register(subparsers) -> None:
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    add_memory_budget_argument(parser)
+    add_budget_arguments(parser)
 
 
 def reconstruction_case(model) -> ReconstructionCase | None:
