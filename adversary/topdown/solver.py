@@ -55,8 +55,9 @@ MAX_WORK = 1e11
 #: constraints, the free rows' copy, ``W⁻¹B``).
 SOLVE_ARRAYS = 3
 #: Dense solves of the whole problem (``n + r`` square) :func:`scipy_wls` is counted as
-#: (SLSQP's iterations and the KKT corrections; 2,000 measurements take about two minutes).
-SLSQP_ROUNDS = 10
+#: (SLSQP's iterations and the KKT corrections): a tree of 500 units took 2 s, of 2,000 units
+#: over 5 minutes, so trees of up to about 1,300 units are solved.
+SLSQP_ROUNDS = 30
 
 
 def check_variances(variances, size: int, what: str) -> np.ndarray:
