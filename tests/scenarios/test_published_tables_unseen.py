@@ -7,7 +7,7 @@ bound now adds the share of such runs (``details["unseen_tables"]``)."""
 
 import pytest
 
-from adversary.scenarios.published_tables import PublishedTablesCase
+from adversary.scenarios.published_tables import PublishedAttributeCase, PublishedTablesCase
 
 
 def _case(**changes):
@@ -35,3 +35,17 @@ def test_every_table_unseen_bounds_nothing():
     assert measures.marginal_posterior == pytest.approx(0.5, abs=1e-12)
     assert measures.details["unseen_tables"] == 1.0
     assert measures.error_bound >= 1.0
+
+
+def test_a_grid_of_many_blocks_refused_in_a_short_line():
+    # 200 blocks and their block group, about 29 noise values each: 10^290 or so vectors
+    case = PublishedAttributeCase(
+        name="a",
+        categories=("x", "y"),
+        priors={"u": (0.5, 0.5)},
+        known_counts=((0,) * 200, (1,) * 200),
+        true_category="x",
+    )
+    with pytest.raises(ValueError, match=r"^tail_mass: .* would have about 10\^\d+ vectors") as e:
+        case.marginal_measures()
+    assert len(str(e.value)) < 200
