@@ -51,6 +51,9 @@ from ..scenarios.reconstruction import ReconstructionCase, enumerable, reconstru
 from ..scenarios.reconstruction.data_holder import holder_measures
 from .common import add_budget_arguments, command_parser
 
+#: ``adversary risk``'s release sets and seed for a reconstruction case, unless given.
+HOLDER_REPLICATIONS, HOLDER_SEED = 20, 2020
+
 
 def register(subparsers) -> None:
     parser = command_parser(
@@ -145,7 +148,9 @@ def holder_run(case: ReconstructionCase, args) -> int:
     if args.tie_rule is not None:
         case = case.replace(tie_rule=args.tie_rule)
     method = "exact" if enumerable(case) else "mcmc"
-    measured = holder_measures(case, args.replications, method, releases="auto", seed=args.seed)
+    replications = HOLDER_REPLICATIONS if args.replications is None else args.replications
+    seed = HOLDER_SEED if args.seed is None else args.seed
+    measured = holder_measures(case, replications, method, releases="auto", seed=seed)
     result = {"case": case.name, **measured}
     result["n"], result["cells"] = case.n, case.n_cells
     if args.json:
@@ -157,7 +162,7 @@ def holder_run(case: ReconstructionCase, args) -> int:
         f"summed over all {result['grid_size']:,} release sets within the noise's cut-offs "
         f"(omitted mass <= {result['omitted_mass']:.1e})"
         if grid
-        else f"{args.replications} release sets from the truth ({method})"
+        else f"{replications} release sets from the truth ({method})"
     )
     lines = [
         f"{case.name}: {case.n} persons, {case.n_cells} cells; the data holder's view, {how}",

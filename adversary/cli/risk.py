@@ -64,7 +64,7 @@ from .._output import locked, staged
 from ..analyses.compare import MEASURES, sweep, to_table
 from ..plots.compare import risk_curves_figure
 from .common import add_attack_arguments, attack_from, command_parser
-from .reconstruct import holder_run, reconstruction_case
+from .reconstruct import HOLDER_REPLICATIONS, HOLDER_SEED, holder_run, reconstruction_case
 
 _SPACES = {"geomspace": np.geomspace, "linspace": np.linspace}
 
@@ -96,11 +96,11 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--replications",
         type=int,
-        default=20,
-        help="reconstruction cases: release sets drawn from the truth (default 20)",
+        help=f"reconstruction cases: release sets drawn from the truth "
+        f"(default {HOLDER_REPLICATIONS})",
     )
     parser.add_argument(
-        "--seed", type=int, default=2020, help="reconstruction cases: random seed (2020)"
+        "--seed", type=int, help=f"reconstruction cases: random seed ({HOLDER_SEED})"
     )
 
 
@@ -256,6 +256,11 @@ def run(args) -> int:
     reconstruction = reconstruction_case(args.model)
     if reconstruction is not None:
         return holder_run(reconstruction, args)
+    if args.replications is not None or args.seed is not None:
+        raise ValueError(
+            f"--replications and --seed apply to reconstruction cases; {args.model!r} is an "
+            "attack (sweep its own fields instead, e.g. --sweep seed=1,2)"
+        )
     with locked(args.out if args.sweep else None, "--out"):
         return _attack_run(args)
 
@@ -268,8 +273,9 @@ def _attack_run(args) -> int:
         dataset = sweep(case, over, priors=priors)
     except (ValueError, TypeError) as error:
         message = str(error.args[0]) if error.args else type(error).__name__
-        if message.startswith("over: "):  # a swept value the case rejects
-            raise type(error)(f"--sweep {message.removeprefix('over: ')}") from error
+        if message.startswith("over: "):  # a swept value the case rejects, or the case itself
+            detail = message.removeprefix("over: ")
+            raise type(error)(f"--sweep {detail}" if over else detail.removeprefix(": ")) from error
         raise
     table = to_table(dataset)
     if not over or args.out is None:

@@ -26,10 +26,15 @@ def bias_measure(published, truth) -> dict[str, np.ndarray]:
     """
     published = as_exact_reals(published, "published")
     truth = as_exact_reals(truth, "truth")
-    if truth.ndim != 1 or published.ndim != 2 or published.shape[1:] != truth.shape:
+    if (
+        truth.ndim != 1
+        or published.ndim != 2
+        or published.shape[1:] != truth.shape
+        or published.shape[0] == 0
+    ):
         raise ValueError(
-            f"published must be runs × units with units matching truth (a vector, shape "
-            f"{truth.shape}), got {published.shape}"
+            f"published must be runs (>= 1) × units with units matching truth (a vector, "
+            f"shape {truth.shape}), got {published.shape}"
         )
     error = published - truth[None, :]
     plus = np.mean(np.where(error >= 0, error**2, 0.0), axis=0)

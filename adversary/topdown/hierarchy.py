@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import as_exact_reals
+from ..memory import check_memory
 from .rounding import round_rows_keeping_totals
 from .solver import check_variances, nonnegative_sum_fit
 
@@ -71,16 +72,17 @@ def consistency_constraints(parents, invariant=None) -> tuple[np.ndarray, np.nda
     level, for solving all levels at once (JASON 2022, Sec. 6.3.4).
     """
     parents = check_parents(parents)
-    columns, totals = [], []
-    for parent, children in children_of(parents).items():
-        column = np.zeros(parents.size)
-        column[parent], column[children] = 1.0, -1.0
-        columns.append(column)
-        totals.append(0.0)
+    families = children_of(parents)
     if invariant is not None:
-        columns.append(np.eye(parents.size)[0])
-        totals.append(float(_invariant(invariant, (1,), rounded=False)[0]))
-    return np.array(columns).T.reshape(parents.size, -1), np.array(totals)
+        invariant = float(_invariant(invariant, (1,), rounded=False)[0])
+    size = len(families) + (invariant is not None)
+    check_memory(8.0 * parents.size * size, f"parents ({parents.size} units × {size} constraints)")
+    constraints, totals = np.zeros((parents.size, size)), np.zeros(size)
+    for column, (parent, children) in enumerate(families.items()):
+        constraints[parent, column], constraints[children, column] = 1.0, -1.0
+    if invariant is not None:
+        constraints[0, -1], totals[-1] = 1.0, invariant
+    return constraints, totals
 
 
 def _invariant(invariant, shape: tuple, rounded: bool) -> np.ndarray:

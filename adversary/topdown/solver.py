@@ -19,6 +19,14 @@ down) its answer is the optimum, found directly by sorting
 (SLSQP, as JASON's experiments do), with the bounds as bounds, for any
 constraints.
 
+Dense constraints cost memory and time: every function sizes its arrays
+against the memory budget (:mod:`~adversary.memory`) before it solves, and
+refuses in one line naming ``constraints`` a problem whose worst case passes
+:data:`MAX_WORK` floating-point operations (JASON's iteration: one solve of
+``O(n r² + r³)`` per estimate it may fix), instead of running for hours — a
+tree of 10⁴ units solved jointly, say; :func:`~.hierarchy.topdown` solves a
+hierarchy level by level in ``O(n log n)``.
+
 Every count and measurement must be finite and of magnitude at most 2**53
 (:data:`~adversary._validation.MAX_EXACT_COUNT`), where float64 still holds
 every integer: the estimates are rounded to integers by :mod:`.rounding`.
@@ -30,6 +38,7 @@ import numpy as np
 from scipy import linalg, optimize
 
 from .._validation import as_exact_reals
+from ..memory import check_memory
 
 __all__ = [
     "constrained_wls",
@@ -38,6 +47,17 @@ __all__ = [
     "nonnegative_wls",
     "scipy_wls",
 ]
+
+#: Floating-point operations a solve may need in its worst case: about 10**11, a minute or two
+#: on one core (JASON's iteration over 1,000 measurements and 100 constraints needs 10**10).
+MAX_WORK = 1e11
+#: Float64 arrays of measurements × constraints a closed-form solve holds at once (the
+#: constraints, the free rows' copy, ``W⁻¹B``).
+SOLVE_ARRAYS = 3
+#: Dense solves of the whole problem (``n + r`` square) :func:`scipy_wls` is counted as
+#: (SLSQP's iterations and the KKT corrections): a tree of 500 units took 2 s, of 2,000 units
+#: over 5 minutes, so trees of up to about 1,300 units are solved.
+SLSQP_ROUNDS = 30
 
 
 def check_variances(variances, size: int, what: str) -> np.ndarray:
@@ -81,6 +101,23 @@ def _inputs(noisy, variances, constraints, totals):
     return noisy, variances, constraints, totals
 
 
+def _check_size(rounds: int, size: int, constraints: int, square: int = 0) -> None:
+    """Refuse, naming ``constraints``, ``rounds`` closed-form solves of ``size`` measurements ×
+    ``constraints`` (and a ``square`` × ``square`` system per round) past the memory budget
+    or :data:`MAX_WORK` operations."""
+    shape = f"{size} measurements × {constraints} constraints"
+    check_memory(
+        8.0 * (SOLVE_ARRAYS * size * constraints + 2 * constraints**2 + 2 * square**2),
+        f"constraints ({shape})",
+    )
+    work = rounds * (float(size) * constraints**2 + float(constraints) ** 3 + float(square) ** 3)
+    if work > MAX_WORK:
+        raise ValueError(
+            f"constraints: {shape} may need {work:.1e} operations ({rounds} solves), more than "
+            f"{MAX_WORK:.0e} (MAX_WORK); solve a hierarchy level by level with topdown"
+        )
+
+
 def _closed_form(noisy, variances, constraints, totals) -> np.ndarray:
     """JASON's closed form, unchecked; dependent constraints are solved by least squares
     (every solution of the multipliers' system gives the same estimates), and refused when
@@ -107,7 +144,9 @@ def constrained_wls(noisy, variances, constraints, totals) -> np.ndarray:
     one constraint), ``totals`` is ``c``; ``W = diag(1 / variances)``.
     Linearly dependent constraints are allowed when their totals agree.
     """
-    return _closed_form(*_inputs(noisy, variances, constraints, totals))
+    noisy, variances, constraints, totals = _inputs(noisy, variances, constraints, totals)
+    _check_size(1, *constraints.shape)
+    return _closed_form(noisy, variances, constraints, totals)
 
 
 def _check_nonnegative_totals(totals: np.ndarray) -> None:
@@ -173,6 +212,7 @@ def jason_iteration(noisy, variances, constraints, totals) -> np.ndarray:
 
 
 def _iterate(noisy, variances, constraints, totals) -> np.ndarray:
+    _check_size(noisy.size, *constraints.shape)  # at most one round per measurement
     free = np.ones(noisy.size, dtype=bool)
     estimate = np.zeros_like(noisy)
     for _ in range(noisy.size + 1):  # one more estimate fixed per round
@@ -278,6 +318,9 @@ def scipy_wls(noisy, variances, constraints, totals, nonnegative: bool = True) -
     point is returned (or an error, if SLSQP failed).
     """
     noisy, variances, constraints, totals = _inputs(noisy, variances, constraints, totals)
+    if not isinstance(nonnegative, bool | np.bool_):
+        raise TypeError(f"nonnegative must be True or False, got {nonnegative!r}")
+    _check_size(SLSQP_ROUNDS, *constraints.shape, square=sum(constraints.shape))
     weights = 1.0 / variances
     result = optimize.minimize(
         lambda x: 0.5 * np.sum(weights * (x - noisy) ** 2),

@@ -127,14 +127,18 @@ def published_law(known, path, variances, parents, invariant, grid: NoiseGrid) -
 
 
 def simulated_laws(known, path, variances, parents, invariant, mechanisms, draws, folds, rng):
-    """``folds`` pairs ``(grid, law)`` by simulation with cross-fitting.
+    """``folds`` triples ``(grid, law, unseen)`` by simulation with cross-fitting.
 
     ``draws`` noise vectors are split into ``folds`` chunks; for each chunk, the
     table's law is estimated from the other chunks' runs (frequencies, each
     table seen given half a run so that ratios stay finite; the bias this
     leaves shrinks as ``draws`` grows) and the measures are averaged over the
     chunk's own runs (a :class:`~adversary.measures.product_grid.NoiseGrid` of
-    equal weights).
+    equal weights). ``unseen[x]`` is the share of the chunk's runs for the
+    truth ``x`` whose table the other chunks never published under either
+    value: their likelihood ratio is 1 and their posterior the prior, whatever
+    the true one (in [0, 1]), so the published adversary's measures may be off
+    by that share — most runs once the tables outnumber ``draws`` (many blocks).
     """
     size = draws // folds
     chunks = [
@@ -158,7 +162,9 @@ def simulated_laws(known, path, variances, parents, invariant, mechanisms, draws
         law = PublishedLaw(
             distinct, {0: chunk[0], 1: chunk[1]}, likelihood, {0: chunk[2], 1: chunk[3]}
         )
-        pairs.append((NoiseGrid(chunks[k], np.full(size, 1.0 / size), 0.0), law))
+        never = (totals[0] == counts[k][0]) & (totals[1] == counts[k][1])
+        unseen = {x: float(never[chunk[x]].mean()) for x in (0, 1)}
+        pairs.append((NoiseGrid(chunks[k], np.full(size, 1.0 / size), 0.0), law, unseen))
     return pairs
 
 

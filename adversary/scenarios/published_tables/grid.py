@@ -33,9 +33,11 @@ def noise_grid(mechanisms, tail_mass: float) -> NoiseGrid:
     """The product of the units' noise tables; refused (naming ``tail_mass``) when too large."""
     vectors = grid_size(mechanisms, tail_mass)
     if vectors > MAX_NOISE_VECTORS:
+        shown = f"{vectors:,}" if vectors < 10**12 else f"about 10^{len(str(vectors)) - 1}"
         raise ValueError(
-            f"tail_mass: the hierarchy's noise grid would have {vectors:,} vectors "
-            f"(more than {MAX_NOISE_VECTORS:,}); raise tail_mass, use fewer units or simulate"
+            f"tail_mass: the hierarchy's noise grid would have {shown} vectors "
+            f"(more than {MAX_NOISE_VECTORS:,}); raise tail_mass, use fewer units or simulate "
+            "(PublishedTablesCase's method='simulation')"
         )
     # TopDown's tables of both values and the log ratios take a few more arrays per vector
     bytes_per_vector = 8.0 * (2 * len(mechanisms) + 6)
