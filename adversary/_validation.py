@@ -100,14 +100,14 @@ def as_generator(seed, name: str = "seed") -> np.random.Generator:
         raise type(error)(message) from None
 
 
-def check_count_noise(variance, name: str) -> float:
+def check_count_noise(variance, name: str, noise_free: bool = False) -> float:
     """A noise variance counts computed in float64 can carry: ``> 0`` with a finite inverse
-    (least squares weighs by it) and σ at most 2**53/64 (noise beyond 64 σ has probability
-    below e^-2048, so noisy counts stay within :data:`MAX_EXACT_COUNT`); ``name`` is the
-    argument that set it (a ρ or a mechanism)."""
+    (least squares weighs by it; ``noise_free`` allows 0 where nothing does) and σ at most
+    2**53/64 (noise beyond 64 σ has probability below e^-2048, so noisy counts stay within
+    :data:`MAX_EXACT_COUNT`); ``name`` is the argument that set it (a ρ or a mechanism)."""
     variance = float(variance)
     with np.errstate(divide="ignore", over="ignore"):
-        if not (variance > 0 and np.isfinite(1.0 / variance)):
+        if not noise_free and not (variance > 0 and np.isfinite(1.0 / variance)):
             raise ValueError(f"{name} gives noise of variance {variance!r}: it must be > 0")
     if not variance <= (MAX_EXACT_COUNT / 64) ** 2:
         raise ValueError(

@@ -132,7 +132,6 @@ DIFFERENCING = [
     ({"rho": NAN}, ValueError, "rho must be finite and > 0"),
     ({"rho": INF}, ValueError, "rho must be finite and > 0"),
     ({"rho": -1.0}, ValueError, "rho must be finite and > 0"),
-    ({"rho": 1e300}, ValueError, "rho gives noise of variance 0.0: it must be > 0"),
     ({"rho": 1e-300}, ValueError, "rho gives noise of variance .* would pass 2\\*\\*53"),
     ({"rho": "a"}, TypeError, "rho must be numeric"),
     ({"rho": None, "mechanism": "x"}, TypeError, "mechanism must be a NoiseMechanism"),
@@ -165,6 +164,14 @@ def test_published_attribute_case_names_the_bad_argument(changes, error, message
 @pytest.mark.parametrize(("changes", "error", "message"), DIFFERENCING)
 def test_differencing_case_names_the_bad_argument(changes, error, message):
     _check(_differencing, changes, error, message)
+
+
+def test_differencing_without_noise_is_the_truth_in_every_release():
+    """ρ = 1e300: noise of variance 0 in float64 is no noise (not refused, not NaN)."""
+    case = _differencing(rho=1e300)
+    assert case.averaging_success() == (1.0, 0.0)  # every rounded mean is the true count
+    (risk,) = np.atleast_1d(case.marginal_measures().marginal_risk)
+    assert risk == pytest.approx(1 / next(iter(case.priors.values())), rel=1e-12)
 
 
 USE = [
