@@ -36,8 +36,8 @@ A folder is read as a Parquet dataset (the Parquet files in it, as one table).
 text (and the row of the first bad byte), not CSV or not Parquet, a folder
 holding no Parquet files, a CSV header naming a column twice. :func:`validate`
 raises it naming the first bad data row and its column (and the file, given
-``file``): a column named twice, a missing column, an empty
-value, a negative, non-integer or too large count, counts adding up to more
+``file``): a column named twice, a missing column, an empty value or a list
+in one, a negative, non-integer or too large count, counts adding up to more
 than :data:`MAX_PERSONS`, a non-integer, out-of-range or duplicated
 ``record_id``, or a unit inside two parents (the row where the second parent
 first appears). Row-level problems are reported before hierarchy problems.
@@ -207,9 +207,14 @@ def validate(frame: pd.DataFrame, characteristics, *, file=None) -> pd.DataFrame
     problems: list[tuple[int, int, str, str]] = []  # (row, column order, column, message)
     order = {name: k for k, name in enumerate([*required, COUNT, RECORD_ID])}
     for column in required:
-        row = _first(frame[column].isna().to_numpy())
+        values = frame[column]
+        row = _first(values.isna().to_numpy())
         if row is not None:
             problems.append((row, order[column], column, "empty value"))
+        if values.dtype == object:  # a Parquet list column: one value per row is the schema
+            row = _first(values.map(pd.api.types.is_list_like).to_numpy(dtype=bool))
+            if row is not None:
+                problems.append((row, order[column], column, "a list, not one value"))
 
     counts = np.ones(n, dtype=np.int64)
     if COUNT in frame.columns:

@@ -1,4 +1,4 @@
-"""A column named twice is refused in one line naming it, not read as two columns."""
+"""A column named twice, or holding lists, is refused in one line naming it."""
 
 import pandas as pd
 import pytest
@@ -36,3 +36,17 @@ def test_a_frame_with_two_columns_of_one_name_is_refused():
     frame = pd.DataFrame([[1] * 10], columns=[*GEOGRAPHY, *CHARACTERISTICS, "state"])
     with pytest.raises(PopulationInputError, match=r"column 'state': two columns of this name"):
         validate(frame, CHARACTERISTICS)
+
+
+def test_a_list_in_a_parquet_column_names_its_row_and_column(tmp_path, capsys):
+    # was "error: unhashable type: 'numpy.ndarray'", naming neither file, row nor column
+    frame = pd.DataFrame({name: [1, 1] for name in [*GEOGRAPHY, *CHARACTERISTICS]})
+    frame["race"] = [[1], [1, 2]]
+    path = tmp_path / "lists.parquet"
+    frame.to_parquet(path)
+    status = main(
+        ["population", str(path), "--model", "population_gvhr", "--out", str(tmp_path / "o")]
+    )
+    assert status == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "data row 1, column 'race': a list, not one value" in err[0]
