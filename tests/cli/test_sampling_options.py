@@ -1,5 +1,5 @@
-"""--draws, --chains and --seed out of range are refused in one line naming the option, whatever
-the method: an exact reconstruction used to ignore them and print its result."""
+"""--draws, --chains, --seed (whatever the method) and --budget out of range are refused in one
+line naming the option: an exact reconstruction used to ignore the first three."""
 
 import pytest
 
@@ -38,3 +38,14 @@ def test_a_good_exact_run_still_prints_one_person_among_two_cells(tmp_path, caps
     model.write_text(CASE)
     assert main(["reconstruct", str(model), "--method", "exact", "--json"]) == 0
     assert '"map_exact": 0.5' in capsys.readouterr().out
+
+
+def test_population_names_the_budget_option_for_an_unknown_preset(capsys):
+    # was "error: preset must be one of ...", naming no option
+    status = main(
+        ["population", "--synthetic", "100", "--model", "population_gvhr", "--budget", "x"]
+    )
+    assert status == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("adversary population: error: --budget must be one of ")
+    assert err.endswith("got 'x'") and len(err.splitlines()) == 1
