@@ -114,6 +114,18 @@ def add_budget_arguments(parser) -> None:
     )
 
 
+def check_sampling_options(args) -> None:
+    """``--draws`` and ``--chains`` at least 1, ``--seed`` a 64-bit integer >= 0, whatever the
+    method (an exact run takes no draws, but a bad option is still the user's mistake)."""
+    for option in ("draws", "chains"):
+        if getattr(args, option) < 1:
+            raise ValueError(f"--{option} must be >= 1, got {getattr(args, option)}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be >= 0, got {args.seed}")
+    if args.seed >= 2**63:
+        raise ValueError(f"--seed must be below 2^63, got {args.seed}")
+
+
 def attack_from(args):
     """The attack ``args.model`` declares, with ``--tie-rule``, ``--queries`` and
     ``--post-processing`` applied when given."""

@@ -102,6 +102,8 @@ def run(args) -> int:
             raise ValueError(f"--{option} must be >= {least}, got {value}")
     if args.partitions is not None and args.partitions < 1:
         raise ValueError(f"--partitions must be >= 1, got {args.partitions}")
+    if args.budget is not None and args.budget not in PRESETS:
+        raise ValueError(f"--budget must be one of {', '.join(PRESETS)}, got {args.budget!r}")
     if args.scheduler is not None and args.workers is not None:
         raise ValueError("--workers starts a local cluster; it cannot be given with --scheduler")
     with locked(args.out, "--out"):

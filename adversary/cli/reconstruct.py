@@ -49,7 +49,7 @@ from ..measures.decision import TIE_RULES
 from ..model_files import ModelFileError, load_module
 from ..scenarios.reconstruction import ReconstructionCase, enumerable, reconstruct
 from ..scenarios.reconstruction.data_holder import holder_measures
-from .common import add_budget_arguments, command_parser
+from .common import add_budget_arguments, check_sampling_options, command_parser
 
 #: ``adversary risk``'s release sets and seed for a reconstruction case, unless given.
 HOLDER_REPLICATIONS, HOLDER_SEED = 20, 2020
@@ -94,6 +94,7 @@ def run(args) -> int:
         raise ModelFileError(
             f"model {str(args.model)!r}: CASE must be a ReconstructionCase, got {found}"
         )
+    check_sampling_options(args)
     if args.tie_rule is not None:
         case = case.replace(tie_rule=args.tie_rule)
     sample = {"draws": args.draws, "chains": args.chains, "random_seed": args.seed}

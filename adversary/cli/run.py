@@ -28,7 +28,13 @@ from pytensor.gradient import DisconnectedInputError
 
 from ..inference import enumerate_posterior, event_indicator, marginal_pmf, sample
 from ..measures.protocol import prior_label
-from .common import add_attack_arguments, attack_from, command_parser, one_line
+from .common import (
+    add_attack_arguments,
+    attack_from,
+    check_sampling_options,
+    command_parser,
+    one_line,
+)
 
 # Values with less posterior mass than this are left out of printed tables.
 SHOWN_MASS = 1e-5
@@ -58,11 +64,7 @@ def _exact(model) -> dict:
 
 
 def _mcmc(model, args) -> dict:
-    for option in ("draws", "chains"):
-        if getattr(args, option) < 1:
-            raise ValueError(f"--{option} must be >= 1, got {getattr(args, option)}")
-    if args.seed < 0:
-        raise ValueError(f"--seed must be >= 0, got {args.seed}")
+    check_sampling_options(args)
     try:
         tree = sample(
             model,

@@ -169,7 +169,9 @@ def cutoff(sigma2, tail_mass=1e-15) -> np.ndarray:
     # steps that double, then bisect. ``lo = -1`` stands for "K = 0 may do".
     start = np.sqrt(2.0 * sigma2 * np.maximum(np.log(1.0 / tail_mass) - 5.0, 0.0))
     if np.any(start > 2.0**60):
-        raise ValueError(f"sigma2 is too large for a 64-bit integer cut-off, got {sigma2!r}")
+        raise ValueError(
+            f"sigma2 is too large for a 64-bit integer cut-off, got {np.max(sigma2):g}"
+        )
     hi = np.maximum(np.floor(start) - 1.0, 0.0).astype(np.int64)
     done = enough(hi)
     lo = np.where(done, -1, hi)

@@ -34,9 +34,10 @@ A folder is read as a Parquet dataset (the Parquet files in it, as one table).
 **Errors.** :func:`read_table` raises :class:`PopulationInputError` (a
 :class:`ValueError`) naming the file for one it cannot read: empty, not UTF-8
 text (and the row of the first bad byte), not CSV or not Parquet, a folder
-holding no Parquet files. :func:`validate` raises it naming the first bad data
-row and its column (and the file, given ``file``): a missing column, an empty
-value, a negative, non-integer or too large count, counts adding up to more
+holding no Parquet files, a CSV header naming a column twice. :func:`validate`
+raises it naming the first bad data row and its column (and the file, given
+``file``): a column named twice, a missing column, an empty value or a list
+in one, a negative, non-integer or too large count, counts adding up to more
 than :data:`MAX_PERSONS`, a non-integer, out-of-range or duplicated
 ``record_id``, or a unit inside two parents (the row where the second parent
 first appears). Row-level problems are reported before hierarchy problems.
@@ -131,6 +132,13 @@ def _read_parquet(path: Path, columns) -> pd.DataFrame:
 def _read_csv(path: Path, columns) -> pd.DataFrame:
     try:
         header = pd.read_csv(path, nrows=0).columns
+        # pandas renames a repeated name ("count" → "count.1"): read the header as written
+        written = pd.read_csv(path, nrows=1, header=None, dtype=str).iloc[0]
+        repeated = written[written.duplicated()]
+        if repeated.size:
+            raise PopulationInputError(
+                "named twice in the header (each column once)", column=repeated.iloc[0], file=path
+            )
         wanted = None if columns is None else [c for c in columns if c in header]
         # index_col=False: data rows with a field more than the header (a trailing comma) are
         # read as written, not shifted one column left behind an index made of the first field
@@ -187,6 +195,9 @@ def validate(frame: pd.DataFrame, characteristics, *, file=None) -> pd.DataFrame
     """
     characteristics = list(characteristics)
     required = [*GEOGRAPHY, *characteristics]
+    repeated = frame.columns[frame.columns.duplicated()]
+    if repeated.size:
+        raise PopulationInputError("two columns of this name", column=repeated[0], file=file)
     for column in required:
         if column not in frame.columns:
             raise PopulationInputError(
@@ -196,9 +207,14 @@ def validate(frame: pd.DataFrame, characteristics, *, file=None) -> pd.DataFrame
     problems: list[tuple[int, int, str, str]] = []  # (row, column order, column, message)
     order = {name: k for k, name in enumerate([*required, COUNT, RECORD_ID])}
     for column in required:
-        row = _first(frame[column].isna().to_numpy())
+        values = frame[column]
+        row = _first(values.isna().to_numpy())
         if row is not None:
             problems.append((row, order[column], column, "empty value"))
+        if values.dtype == object:  # a Parquet list column: one value per row is the schema
+            row = _first(values.map(pd.api.types.is_list_like).to_numpy(dtype=bool))
+            if row is not None:
+                problems.append((row, order[column], column, "a list, not one value"))
 
     counts = np.ones(n, dtype=np.int64)
     if COUNT in frame.columns:

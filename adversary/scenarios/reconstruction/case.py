@@ -106,7 +106,7 @@ class ReconstructionCase:
         else:
             set_("mechanism", mechanisms)
         set_("_mechanisms", mechanisms)
-        cutoffs = {m: m.cutoff(DEFAULT_TAIL_MASS) for m in set(mechanisms)}
+        cutoffs = _cutoffs(mechanisms, "mechanism" if self.rhos is None else "rhos")
         set_("_reach", np.array([cutoffs[m] for m in mechanisms], dtype=np.int64))
         check_tie_rule(self.tie_rule)
         if self.releases is not None:
@@ -235,6 +235,19 @@ class ReconstructionCase:
                 pt.sum(pt.gammaln(positive + histogram) - pt.gammaln(positive)),
             )
         return histogram
+
+
+def _cutoffs(mechanisms, name: str) -> dict:
+    """Each mechanism's cut-off at ``DEFAULT_TAIL_MASS``; noise too wide for one is ``name``'s."""
+    cutoffs = {}
+    for q, mechanism in enumerate(mechanisms):
+        try:
+            cutoffs.setdefault(mechanism, mechanism.cutoff(DEFAULT_TAIL_MASS))
+        except ValueError as error:
+            raise ValueError(
+                f"{name}[{q}]: noise too wide for the package's sums ({error})"
+            ) from None
+    return cutoffs
 
 
 def _probability_vector(value, size: int) -> tuple[float, ...]:
