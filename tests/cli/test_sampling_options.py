@@ -40,12 +40,12 @@ def test_a_good_exact_run_still_prints_one_person_among_two_cells(tmp_path, caps
     assert '"map_exact": 0.5' in capsys.readouterr().out
 
 
-def test_population_names_the_budget_option_for_an_unknown_preset(capsys):
+def test_population_names_the_budget_option_for_an_unknown_preset(capsys, tmp_path):
     # was "error: preset must be one of ...", naming no option
-    status = main(
-        ["population", "--synthetic", "100", "--model", "population_gvhr", "--budget", "x"]
-    )
+    argv = ["population", "--synthetic", "100", "--model", "population_gvhr", "--budget", "x"]
+    status = main([*argv, "--out", str(tmp_path / "out")])
     assert status == 2
+    assert not (tmp_path / "out").exists()
     err = capsys.readouterr().err.strip()
     assert err.startswith("adversary population: error: --budget must be one of ")
     assert err.endswith("got 'x'") and len(err.splitlines()) == 1
