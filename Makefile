@@ -33,7 +33,7 @@ $(INSTALLED): pyproject.toml .python-version
 demo: $(INSTALLED)
 	$(BIN)/adversary demo --out $(BUILD)/demo
 
-# The suite runs on every core (pytest-xdist): about 9 minutes on 2 cores, 13 on one.
+# The suite runs on every core (pytest-xdist): about 23 minutes on 2 cores.
 test: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n auto
