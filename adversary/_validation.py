@@ -22,6 +22,7 @@ __all__ = [
     "as_probability",
     "binary_priors",
     "check_count_noise",
+    "is_noise_free",
     "last_axis",
     "scalar_integer",
     "scalar_or_array",
@@ -100,15 +101,21 @@ def as_generator(seed, name: str = "seed") -> np.random.Generator:
         raise type(error)(message) from None
 
 
+def is_noise_free(variance: float) -> bool:
+    """Whether noise of ``variance`` is none in float64: its inverse (a least-squares weight)
+    is not finite (a variance of 0, or below 1/float64's largest)."""
+    with np.errstate(divide="ignore", over="ignore"):
+        return not np.float64(variance) > 0 or not np.isfinite(1.0 / np.float64(variance))
+
+
 def check_count_noise(variance, name: str, noise_free: bool = False) -> float:
     """A noise variance counts computed in float64 can carry: ``> 0`` with a finite inverse
     (least squares weighs by it; ``noise_free`` allows 0 where nothing does) and σ at most
     2**53/64 (noise beyond 64 σ has probability below e^-2048, so noisy counts stay within
     :data:`MAX_EXACT_COUNT`); ``name`` is the argument that set it (a ρ or a mechanism)."""
     variance = float(variance)
-    with np.errstate(divide="ignore", over="ignore"):
-        if not noise_free and not (variance > 0 and np.isfinite(1.0 / variance)):
-            raise ValueError(f"{name} gives noise of variance {variance!r}: it must be > 0")
+    if not noise_free and is_noise_free(variance):
+        raise ValueError(f"{name} gives noise of variance {variance!r}: it must be > 0")
     if not variance <= (MAX_EXACT_COUNT / 64) ** 2:
         raise ValueError(
             f"{name} gives noise of variance {variance:g}: its counts would pass 2**53"

@@ -40,6 +40,7 @@ from ..._validation import (
     as_integers,
     binary_priors,
     check_count_noise,
+    is_noise_free,
 )
 from ...budget import detailed_rho
 from ...distributions import BernoulliCount, NoiseRelease
@@ -260,7 +261,7 @@ class DifferencingCase(CaseFields):
         self._check_replications(replications)
         rng = as_generator(self.seed if seed is None else seed, "seed")
         looks = self.looks()
-        if any(_noise_free(look.mechanism.variance) for look in looks):
+        if any(is_noise_free(look.mechanism.variance) for look in looks):
             return 1.0, 0.0  # a look without noise is the true count in every release set
         estimates, weights = [], []
         for look in looks:
@@ -271,9 +272,3 @@ class DifferencingCase(CaseFields):
         mean = np.average(np.array(estimates), axis=0, weights=weights)
         hit = np.floor(mean + 0.5) == self.truth
         return float(hit.mean()), float(np.sqrt(hit.mean() * (1 - hit.mean()) / replications))
-
-
-def _noise_free(variance: float) -> bool:
-    """Whether noise of ``variance`` is none in float64 (its inverse weight is not finite)."""
-    with np.errstate(divide="ignore", over="ignore"):
-        return not np.isfinite(np.float64(1.0) / np.float64(variance))
