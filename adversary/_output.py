@@ -54,6 +54,11 @@ def checked_folder(folder, name: str = "out") -> Path:
     return folder
 
 
+def _cannot_create(folder: Path, name: str, error: OSError) -> ValueError:
+    """The one-line error for an output folder the system would not let this run create."""
+    return ValueError(f"{name}: cannot create output folder {folder}: {error.strerror}")
+
+
 def _lock_path(folder: Path) -> Path:
     """The lock file of ``folder``: ``.<name>.lock`` beside it."""
     resolved = folder.resolve()
@@ -96,9 +101,7 @@ def locked(folder, name: str = "out") -> Iterator[Path | None]:
     try:
         lock.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise ValueError(
-            f"{name}: cannot create output folder {folder}: {error.strerror}"
-        ) from None
+        raise _cannot_create(folder, name, error) from None
     for _ in range(3):  # a stale lock removed, then taken (another run may take it first)
         try:
             descriptor = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
@@ -112,9 +115,7 @@ def locked(folder, name: str = "out") -> Iterator[Path | None]:
                 "to finish or choose another folder"
             ) from None
         except OSError as error:
-            raise ValueError(
-                f"{name}: cannot create output folder {folder}: {error.strerror}"
-            ) from None
+            raise _cannot_create(folder, name, error) from None
         with os.fdopen(descriptor, "w") as handle:
             handle.write(str(os.getpid()))
         break
@@ -143,9 +144,7 @@ def staged(folder, name: str = "out", owned: tuple[str, ...] = ()) -> Iterator[P
         parent.mkdir(parents=True, exist_ok=True)
         stage = Path(tempfile.mkdtemp(prefix=f".{folder.name}.partial-", dir=parent))
     except OSError as error:
-        raise ValueError(
-            f"{name}: cannot create output folder {folder}: {error.strerror}"
-        ) from None
+        raise _cannot_create(folder, name, error) from None
     try:
         yield stage
         folder.mkdir(exist_ok=True)
