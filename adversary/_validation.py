@@ -101,11 +101,12 @@ def as_generator(seed, name: str = "seed") -> np.random.Generator:
         raise type(error)(message) from None
 
 
-def is_noise_free(variance: float) -> bool:
-    """Whether noise of ``variance`` is none in float64: its inverse (a least-squares weight)
-    is not finite (a variance of 0, or below 1/float64's largest)."""
-    with np.errstate(divide="ignore", over="ignore"):
-        return not np.float64(variance) > 0 or not np.isfinite(1.0 / np.float64(variance))
+def is_noise_free(variance):
+    """Whether noise of ``variance`` (elementwise for an array) is none in float64: not > 0, or
+    its inverse (a least-squares weight) not finite (below 1/float64's largest)."""
+    variance = np.asarray(variance, dtype=np.float64)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        return ~(variance > 0) | ~np.isfinite(1.0 / variance)
 
 
 def check_count_noise(variance, name: str, noise_free: bool = False) -> float:

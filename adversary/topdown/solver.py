@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg, optimize
 
-from .._validation import as_exact_reals
+from .._validation import as_exact_reals, is_noise_free
 from ..memory import check_memory
 
 __all__ = [
@@ -64,8 +64,7 @@ def check_variances(variances, size: int, what: str) -> np.ndarray:
     """``variances`` (one, or one per ``what``: ``size`` of them), finite and > 0 with finite
     inverses (the weights), as a float64 vector of ``size``."""
     variances = as_exact_reals(variances, "variances", limit=np.finfo(np.float64).max)
-    with np.errstate(divide="ignore", over="ignore"):
-        refused = ~(variances > 0) | ~np.isfinite(1.0 / variances)
+    refused = is_noise_free(variances)
     if np.any(refused):
         raise ValueError(
             f"variances must be > 0 with finite inverses (the weights), "
