@@ -112,7 +112,7 @@ def test_budget_json_names_a_preset_and_writes_any_other():
 )
 def test_a_bad_file_is_one_line_naming_file_and_key(tmp_path, text, message):
     path = _file(tmp_path, text)
-    with pytest.raises(ValueError, match="^budget: budget file ") as error:
+    with pytest.raises(ValueError, match=r"^budget: budget file ") as error:
         as_allocation(path)
     text = str(error.value)
     assert message in text and str(path) in text and "\n" not in text
@@ -125,9 +125,9 @@ def test_bad_json_suffix_and_missing_file(tmp_path):
         as_allocation(_file(tmp_path, "rho_total = 1", "b.yaml"))
     with pytest.raises(ValueError, match=r"cannot read it \(No such file"):
         as_allocation(tmp_path / "absent.toml", "--budget")
-    with pytest.raises(ValueError, match="^--budget must be a preset .* got 'pl94'$"):
+    with pytest.raises(ValueError, match=r"^--budget must be a preset .* got 'pl94'$"):
         as_allocation("pl94", "--budget")
-    with pytest.raises(TypeError, match="^budget must be a BudgetAllocation"):
+    with pytest.raises(TypeError, match=r"^budget must be a BudgetAllocation"):
         as_allocation(2.56)
     with pytest.raises(ValueError, match=r"path must end in \.toml or \.json"):
         write_budget(PL94, tmp_path / "b.txt")

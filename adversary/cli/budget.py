@@ -39,9 +39,9 @@ import json
 import sys
 
 from ..accounting import Conversion
-from ..budget import ALL, DEFAULT_DELTA, DEFAULT_PRESET, PRESETS, get_preset
+from ..budget import ALL, DEFAULT_DELTA, DEFAULT_PRESET, PRESETS, as_allocation
 from ..noise.conventions import as_convention
-from .common import command_parser
+from .common import add_allocation_argument, command_parser
 
 
 def register(subparsers) -> None:
@@ -53,7 +53,11 @@ def register(subparsers) -> None:
         __doc__,
         run,
     )
-    parser.add_argument("--preset", default=DEFAULT_PRESET, help=f"allocation to print: {presets}")
+    allocation = parser.add_mutually_exclusive_group()
+    allocation.add_argument(
+        "--preset", default=None, help=f"allocation to print: {presets} (default {DEFAULT_PRESET})"
+    )
+    add_allocation_argument(allocation, "--preset")
     parser.add_argument(
         "--convention",
         default="paper",
@@ -135,7 +139,10 @@ def _as_text(preset, convention, delta, rows) -> str:
 
 
 def run(args) -> int:
-    preset = get_preset(args.preset)
+    if args.budget is not None:
+        preset = as_allocation(args.budget, "--budget")
+    else:
+        preset = as_allocation(args.preset or DEFAULT_PRESET, "--preset")
     convention = as_convention(args.convention)
     delta = _parse_delta(args.delta)
     rows = preset.table(convention, delta, totals=True)

@@ -49,7 +49,7 @@ from ..measures.decision import TIE_RULES
 from ..model_files import ModelFileError, load_module
 from ..scenarios.reconstruction import ReconstructionCase, enumerable, reconstruct
 from ..scenarios.reconstruction.data_holder import holder_measures
-from .common import add_budget_arguments, check_sampling_options, command_parser
+from .common import add_budget_arguments, budgeted, check_sampling_options, command_parser
 
 #: ``adversary risk``'s release sets and seed for a reconstruction case, unless given.
 HOLDER_REPLICATIONS, HOLDER_SEED = 20, 2020
@@ -95,6 +95,7 @@ def run(args) -> int:
             f"model {str(args.model)!r}: CASE must be a ReconstructionCase, got {found}"
         )
     check_sampling_options(args)
+    case = budgeted(case, args)
     if args.tie_rule is not None:
         case = case.replace(tie_rule=args.tie_rule)
     sample = {"draws": args.draws, "chains": args.chains, "random_seed": args.seed}
@@ -144,8 +145,9 @@ def holder_run(case: ReconstructionCase, args) -> int:
     if args.sweep or args.prior is not None:
         raise ValueError(
             "--sweep and --prior apply to attacks; a reconstruction case takes "
-            "--replications, --seed and --tie-rule"
+            "--replications, --seed, --tie-rule and --budget"
         )
+    case = budgeted(case, args)
     if args.tie_rule is not None:
         case = case.replace(tie_rule=args.tie_rule)
     method = "exact" if enumerable(case) else "mcmc"
