@@ -370,7 +370,9 @@ def _as_fraction(value, name: str) -> Fraction:
 def _check_shares(shares: tuple[Fraction, ...], length: int, name: str) -> None:
     if len(shares) != length:
         raise ValueError(f"{name} must have {length} entries, got {len(shares)}")
-    if any(s < 0 for s in shares) or sum(shares) != 1:
+    if any(s < 0 for s in shares):
+        raise ValueError(f"{name} must be >= 0 and sum to exactly 1, got {min(shares)} < 0")
+    if sum(shares) != 1:
         raise ValueError(f"{name} must be >= 0 and sum to exactly 1, got sum {sum(shares)}")
 
 

@@ -39,7 +39,7 @@ import json
 import sys
 
 from ..accounting import Conversion
-from ..budget import ALL, DEFAULT_DELTA, DEFAULT_PRESET, PRESETS, as_allocation
+from ..budget import ALL, DEFAULT_DELTA, DEFAULT_PRESET, PRESETS, as_allocation, get_preset
 from ..noise.conventions import as_convention
 from .common import add_allocation_argument, command_parser
 
@@ -142,7 +142,7 @@ def run(args) -> int:
     if args.budget is not None:
         preset = as_allocation(args.budget, "--budget")
     else:
-        preset = as_allocation(args.preset or DEFAULT_PRESET, "--preset")
+        preset = get_preset(args.preset or DEFAULT_PRESET)
     convention = as_convention(args.convention)
     delta = _parse_delta(args.delta)
     rows = preset.table(convention, delta, totals=True)

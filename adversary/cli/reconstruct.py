@@ -147,7 +147,8 @@ def holder_run(case: ReconstructionCase, args) -> int:
             "--sweep and --prior apply to attacks; a reconstruction case takes "
             "--replications, --seed, --tie-rule and --budget"
         )
-    case = budgeted(case, args)
+    if args.budget is not None:  # the measures draw their own releases from the truth
+        case = budgeted(case.replace(releases=None), args)
     if args.tie_rule is not None:
         case = case.replace(tie_rule=args.tie_rule)
     method = "exact" if enumerable(case) else "mcmc"

@@ -20,7 +20,8 @@ takes their ρ from any allocation (a preset's name, a
   allocation and ``rho_total`` its total;
 - reconstruction (:class:`~.reconstruction.ReconstructionCase`): each count
   the block-level ρ of its query, named by its label (``"race[3]"``); the
-  stated releases are kept.
+  stated releases are kept (and refused in one line if the new noise cannot
+  reach them).
 
 Any other case — one whose noise is a ``mechanism``, the differencing attack
 (repeats the allocation does not have), a ``model()`` factory — takes its ρ
@@ -74,7 +75,10 @@ def with_budget(case, budget: str | BudgetAllocation, name: str = "budget"):
     labels = getattr(case, "query_labels", None) or ()
     if isinstance(case, ReconstructionCase) and labels:
         if all(label.split("[")[0] in PL94_QUERIES for label in labels):
-            return case.replace(rhos=allocation)
+            try:
+                return case.replace(rhos=allocation)
+            except ValueError as error:  # e.g. a stated release impossible under the new noise
+                raise ValueError(f"{name}: under {allocation.name!r}, {error}") from None
     fields = budget_rhos(case)
     if fields is None:
         raise ValueError(

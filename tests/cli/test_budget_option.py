@@ -2,13 +2,15 @@
 
 import json
 import math
+from fractions import Fraction
 
 import pytest
 
 from adversary.budget import detailed_rho, get_preset
 from adversary.budget_files import write_budget
 from adversary.cli import main
-from adversary.model_files import load_case
+from adversary.model_files import load_case, load_module
+from adversary.scenarios.reconstruction import reconstruct
 
 PL94 = get_preset("pl94-2020-persons")
 RHO_BLOCK = detailed_rho("block")
@@ -156,3 +158,17 @@ def test_population_rho_per_level_from_the_file(half, tmp_path, capsys):
     assert rho["block_group"] == 4 * detailed_rho("block_group")
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["model"]["preset"] == result["model"]["preset"]
+
+
+def test_reconstruct_counts_take_the_files_rho_per_query(tmp_path, capsys):
+    """Half the total: every count's ρ halves exactly; the stated releases are kept."""
+    path = write_budget(PL94.with_rho_total(Fraction(32, 25)), tmp_path / "half.json")
+    argv = ["reconstruct", "reconstruction_block", "--draws", "200", "--chains", "1"]
+    argv += ["--no-progress", "--json", "--budget", str(path)]
+    result = json.loads(_output(argv, capsys).out)
+    case = load_module("reconstruction_block").CASE
+    halved = case.replace(rhos=tuple(rho / 2 for rho in case.rhos))
+    expected = reconstruct(halved, "auto", draws=200, chains=1, random_seed=2020, progressbar=False)
+    assert result == json.loads(json.dumps({"case": case.name, **expected}))
+    unchanged = json.loads(_output(argv[:-2], capsys).out)
+    assert unchanged["expected_overlap"] != result["expected_overlap"]
