@@ -9,7 +9,10 @@ guarantee its ρ implies at ``--delta`` (default 1e-10, the Census Bureau's)
 by two conversions: ``cks`` (Canonne, Kamath & Steinke 2020, Cor. 13; what
 the Census Bureau reports) and ``bun-steinke`` (Bun & Steinke 2016,
 Prop. 1.3: ε = ρ + 2√(ρ log(1/δ))). Each level ends with its total (zCDP
-composes by adding ρ) and the table with the grand total.
+composes by adding ρ) and the table with the grand total. ``--budget FILE``
+prints a budget file of your own (``.toml`` or ``.json``, format in
+``adversary.budget_files``) exactly as a preset is printed, its ``name`` as
+the preset's.
 
 ``--json`` prints the same numbers as one JSON object with keys:
 

@@ -103,7 +103,9 @@ def add_allocation_argument(parser, default: str = "the case's own rho") -> None
         metavar="FILE|PRESET",
         default=None,
         help="privacy-loss budget allocation: a .toml or .json budget file or a preset "
-        f"(pl94-2020-persons, pl94-2020-persons-production); default: {default}",
+        "(pl94-2020-persons, pl94-2020-persons-production); an attack takes the rho of its "
+        "counts' queries from it (Getting started lists which); default: "
+        f"{default}",
     )
 
 

@@ -11,6 +11,9 @@ model file (``--model``: a file declaring ``POPULATION``, e.g. the shipped
 Dask cluster (one worker per core, or ``--workers``) unless ``--scheduler``
 names an existing one; input is checked before anything runs, and nothing is
 written unless the run succeeds. A progress bar goes to stderr.
+``--budget FILE|PRESET`` replaces the model's budget (each budget scale
+multiplies that allocation's ρ); ``model.preset`` in the JSON is then the
+preset's name or the allocation itself (exact fraction strings).
 
 Writes into ``--out`` (required: nothing is written anywhere else, and a
 second run into the same folder is refused while the first runs): ``records.parquet``

@@ -10,6 +10,8 @@ cell drawn from its exact full conditional), ``auto`` (default) is exact when
 every histogram fits the memory budget. Sampled figures come with their Monte Carlo standard errors.
 A chain's memory (its draws of every cell, and the sampler's tables) is sized before it runs and
 refused beyond --memory-budget; its progress goes to stderr (--no-progress: none).
+With --budget FILE|PRESET each count gets the block-level ρ of its query (named by
+its label, e.g. race[3]) in that allocation, given the case's stated releases.
 
 ``--json`` prints one object with keys:
 
