@@ -9,15 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adversary.analyses.frontier import (
-    explicit,
-    level_share_grid,
-    level_shares,
-    query_share_grid,
-    query_shares,
-    rho_totals,
-    simplex_grid,
-)
+from adversary.analyses.frontier import families
 from adversary.budget import get_preset
 from adversary.memory import MemoryBudgetError, memory_budget
 
@@ -44,7 +36,7 @@ def _ratios_kept(new, old, others):
 @given(st.lists(st.floats(0.01, 1.0), min_size=6, max_size=6))
 def test_level_shares_over_every_level_sum_to_exactly_one(weights):
     vector = [w / sum(weights) for w in weights]  # floats summing to 1 up to rounding
-    [allocation] = level_shares(BASE, [vector])
+    [allocation] = families.level_shares(BASE, [vector])
     _exact(allocation)
     assert [float(s) for s in allocation.level_shares] == pytest.approx(vector, abs=1e-8)
     assert allocation.query_shares == BASE.query_shares
@@ -59,7 +51,7 @@ def test_level_shares_over_every_level_sum_to_exactly_one(weights):
 )
 def test_chosen_level_shares_are_set_and_the_others_keep_their_ratios(chosen, weights, mass):
     values = [mass * w / sum(weights[: len(chosen)]) for w in weights[: len(chosen)]]
-    [allocation] = level_shares(BASE, [values], levels=chosen)
+    [allocation] = families.level_shares(BASE, [values], levels=chosen)
     _exact(allocation)
     index = [LEVELS.index(level) for level in chosen]
     for i, value in zip(index, values, strict=True):
@@ -69,7 +61,7 @@ def test_chosen_level_shares_are_set_and_the_others_keep_their_ratios(chosen, we
 
 
 def test_a_float_share_is_read_as_its_short_fraction():
-    [allocation] = level_shares(BASE, [[0.3, 0.2]], levels=["block", "tract"])
+    [allocation] = families.level_shares(BASE, [[0.3, 0.2]], levels=["block", "tract"])
     assert allocation.level_shares[5] == Fraction(3, 10)
     assert allocation.level_shares[3] == Fraction(1, 5)
     others = sum(BASE.level_shares[i] for i in (0, 1, 2, 4))
@@ -80,7 +72,9 @@ def test_a_float_share_is_read_as_its_short_fraction():
 @given(st.lists(st.floats(0.0, 1.0), min_size=3, max_size=3).filter(lambda v: sum(v) > 0.1))
 def test_query_shares_within_one_level(weights):
     values = [w / sum(weights) * Fraction(1, 2) for w in weights]
-    [allocation] = query_shares(BASE, "tract", [values], queries=["detailed", "total", "race"])
+    [allocation] = families.query_shares(
+        BASE, "tract", [values], queries=["detailed", "total", "race"]
+    )
     _exact(allocation)
     tract = LEVELS.index("tract")
     assert [allocation.query_shares[i] for i in range(len(LEVELS)) if i != tract] == [
@@ -93,7 +87,7 @@ def test_query_shares_within_one_level(weights):
 
 
 def test_rho_totals_keep_every_share():
-    family = rho_totals(BASE, [1, 2.56, Fraction(10, 3)])
+    family = families.rho_totals(BASE, [1, 2.56, Fraction(10, 3)])
     assert [a.rho_total for a in family] == [1, Fraction(64, 25), Fraction(10, 3)]
     assert [a.name for a in family] == [
         "pl94-2020-persons rho=1",
@@ -107,7 +101,7 @@ def test_rho_totals_keep_every_share():
 
 @pytest.mark.parametrize(("parts", "steps"), [(1, 1), (2, 5), (3, 7), (4, 6), (3, 3)])
 def test_simplex_grid_is_every_positive_lattice_point(parts, steps):
-    grid = simplex_grid(parts, steps)
+    grid = families.simplex_grid(parts, steps)
     brute = [
         tuple(Fraction(k, steps) for k in p)
         for p in itertools.product(range(1, steps + 1), repeat=parts)
@@ -119,7 +113,7 @@ def test_simplex_grid_is_every_positive_lattice_point(parts, steps):
 
 
 def test_level_share_grid_places_the_others_total_on_the_simplex():
-    family = level_share_grid(BASE, ["block", "block_group"], 5)
+    family = families.level_share_grid(BASE, ["block", "block_group"], 5)
     assert len(family) == math.comb(4, 2)  # block, block_group and the others' total
     assert len({a.name for a in family}) == len(family)
     for a in family:
@@ -131,44 +125,47 @@ def test_level_share_grid_places_the_others_total_on_the_simplex():
 
 
 def test_query_share_grid_over_every_query_of_a_level():
-    family = query_share_grid(BASE, "block", ["total", "detailed"], 4)
+    family = families.query_share_grid(BASE, "block", ["total", "detailed"], 4)
     assert len(family) == 3  # the others' total is the third coordinate
-    full = query_share_grid(BASE, "county", list(BASE.queries), 11)
+    full = families.query_share_grid(BASE, "county", list(BASE.queries), 11)
     assert len(full) == 1 and set(full[0].query_shares[2]) == {Fraction(1, 11)}
     for a in [*family, *full]:
         _exact(a)
 
 
 def test_names_can_be_given_and_must_be_distinct():
-    family = rho_totals(BASE, [1, 2], names=["low", "high"])
+    family = families.rho_totals(BASE, [1, 2], names=["low", "high"])
     assert [a.name for a in family] == ["low", "high"]
     with pytest.raises(ValueError, match="names must give 2 names"):
-        rho_totals(BASE, [1, 2], names=["one"])
+        families.rho_totals(BASE, [1, 2], names=["one"])
     with pytest.raises(ValueError, match="distinct names; repeated: 'same'"):
-        rho_totals(BASE, [1, 2], names=["same", "same"])
+        families.rho_totals(BASE, [1, 2], names=["same", "same"])
     with pytest.raises(ValueError, match="distinct names"):
-        explicit([BASE, BASE])
-    assert explicit([BASE, *family]) == [BASE, *family]
+        families.explicit([BASE, BASE])
+    assert families.explicit([BASE, *family]) == [BASE, *family]
 
 
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: level_shares(BASE, [[0.6, 0.6]], levels=["us", "state"]), "more than 1"),
-        (lambda: level_shares(BASE, [[0.1] * 6]), "sum to 1, got sum 0.6"),
-        (lambda: level_shares(BASE, [[0.5, 0.5]], levels=["us", "nation"]), "levels must be one"),
-        (lambda: level_shares(BASE, [[0.5, 0.5]], levels=["us", "us"]), "distinct keys"),
-        (lambda: level_shares(BASE, [[0.5]], levels=["us", "state"]), "2 entries each"),
-        (lambda: level_shares(BASE, [[float("nan")]], levels=["us"]), "finite"),
-        (lambda: level_shares(BASE, []), "at least one vector"),
+        (lambda: families.level_shares(BASE, [[0.6, 0.6]], levels=["us", "state"]), "more than 1"),
+        (lambda: families.level_shares(BASE, [[0.1] * 6]), "sum to 1, got sum 0.6"),
         (
-            lambda: query_shares(BASE, "us", [[0.05] * 10], queries=BASE.queries[1:]),
+            lambda: families.level_shares(BASE, [[0.5, 0.5]], levels=["us", "nation"]),
+            "levels must be one",
+        ),
+        (lambda: families.level_shares(BASE, [[0.5, 0.5]], levels=["us", "us"]), "distinct keys"),
+        (lambda: families.level_shares(BASE, [[0.5]], levels=["us", "state"]), "2 entries each"),
+        (lambda: families.level_shares(BASE, [[float("nan")]], levels=["us"]), "finite"),
+        (lambda: families.level_shares(BASE, []), "at least one vector"),
+        (
+            lambda: families.query_shares(BASE, "us", [[0.05] * 10], queries=BASE.queries[1:]),
             "the others have share 0",
         ),
-        (lambda: rho_totals(BASE, [0]), "rho_total must be a number > 0"),
-        (lambda: rho_totals(BASE, ["2"]), "totals must be numbers"),
-        (lambda: simplex_grid(3, 2), "steps must be at least 3"),
-        (lambda: explicit([BASE, "x"]), "BudgetAllocations"),
+        (lambda: families.rho_totals(BASE, [0]), "rho_total must be a number > 0"),
+        (lambda: families.rho_totals(BASE, ["2"]), "totals must be numbers"),
+        (lambda: families.simplex_grid(3, 2), "steps must be at least 3"),
+        (lambda: families.explicit([BASE, "x"]), "BudgetAllocations"),
     ],
 )
 def test_bad_input_is_one_line_naming_it(call, message):
@@ -178,4 +175,4 @@ def test_bad_input_is_one_line_naming_it(call, message):
 
 def test_a_grid_too_large_for_the_memory_budget_is_refused_before_it_is_built():
     with memory_budget("1MiB"), pytest.raises(MemoryBudgetError, match="steps=60"):
-        level_share_grid(BASE, ["block", "tract", "county"], 60)
+        families.level_share_grid(BASE, ["block", "tract", "county"], 60)

@@ -78,6 +78,19 @@ def _limit(threshold):
     return {"risk": at_most("risk_bound", threshold)}
 
 
+def _most_accurate(threshold=None, **settings):
+    """The most accurate split for weights 4, 1 (under a risk threshold, if any)."""
+    limits = None if threshold is None else _limit(threshold)
+    objective = weighted_sum("variance", _weights(4.0, 1.0))
+    return most_accurate(TWO, objective, limits, **{"accuracy": accuracy, "risk": risk, **settings})
+
+
+def _recomputed_risk(allocation) -> float:
+    """The marginal risk plus its error bound at the allocation's ρ₁, computed afresh."""
+    measures = with_rho(DARE, allocation.rho("block", "q1")).marginal_measures(PRIOR)
+    return measures.marginal_risk + measures.risk_error_bound
+
+
 # --- evaluation --------------------------------------------------------------------------------
 
 
@@ -163,32 +176,16 @@ def test_two_queries_split_as_the_square_roots_of_their_weights(w1, w2):
 def test_a_binding_risk_limit_gives_choose_rhos_rho(threshold):
     chosen = choose_rho(DARE, threshold, priors=[PRIOR])
     assert chosen.rho_above < 2 / 3  # the unconstrained optimum (w = 4, 1) exceeds the limit
-    result = most_accurate(
-        TWO,
-        weighted_sum("variance", _weights(4.0, 1.0)),
-        _limit(threshold),
-        accuracy=accuracy,
-        risk=risk,
-        queries=QUERIES,
-    )
+    result = _most_accurate(threshold, queries=QUERIES)
     rho1 = result.allocation.rho("block", "q1")
     assert chosen.rho * (1 - 1e-6) <= rho1 <= chosen.rho_above
     # (iii) the limit holds when recomputed from scratch, and binds
-    recomputed = with_rho(DARE, rho1).marginal_measures(PRIOR)
-    assert recomputed.marginal_risk + recomputed.risk_error_bound <= threshold
+    assert _recomputed_risk(result.allocation) <= threshold
     assert -1e-6 <= result.constraints["risk"] <= 0
 
 
 def test_with_the_total_free_the_rest_of_the_budget_goes_to_query_two():
-    result = most_accurate(
-        TWO,
-        weighted_sum("variance", _weights(4.0, 1.0)),
-        _limit(1.5),
-        accuracy=accuracy,
-        risk=risk,
-        queries=QUERIES,
-        rho_total=(0.5, 3.0),
-    )
+    result = _most_accurate(1.5, queries=QUERIES, rho_total=(0.5, 3.0))
     chosen = choose_rho(DARE, 1.5, priors=[PRIOR])
     assert float(result.allocation.rho_total) == pytest.approx(3.0, rel=1e-9)
     assert chosen.rho * (1 - 1e-6) <= result.allocation.rho("block", "q1") <= chosen.rho_above
@@ -217,17 +214,8 @@ def test_least_risky_at_a_variance_limit_is_the_smaller_root():
 
 
 def test_a_loose_tolerance_still_returns_an_allocation_within_its_limit():
-    result = most_accurate(
-        TWO,
-        weighted_sum("variance", _weights(4.0, 1.0)),
-        _limit(1.5),
-        accuracy=accuracy,
-        risk=risk,
-        queries=QUERIES,
-        options={"ftol": 1e-3},
-    )
-    measures = with_rho(DARE, result.allocation.rho("block", "q1")).marginal_measures(PRIOR)
-    assert measures.marginal_risk + measures.risk_error_bound <= 1.5
+    result = _most_accurate(1.5, queries=QUERIES, options={"ftol": 1e-3})
+    assert _recomputed_risk(result.allocation) <= 1.5
 
 
 def test_an_infeasible_problem_names_the_limit_that_binds():
@@ -236,15 +224,7 @@ def test_an_infeasible_problem_names_the_limit_that_binds():
         match=r"^constraints: no allocation varying query shares of "
         r"q1, q2 at block meets the limits; 'risk' binds",
     ):
-        most_accurate(
-            TWO,
-            weighted_sum("variance"),
-            _limit(1.05),
-            accuracy=accuracy,
-            risk=risk,
-            queries=QUERIES,
-            min_share=0.3,
-        )
+        _most_accurate(1.05, queries=QUERIES, min_share=0.3)
 
 
 def test_a_limit_exceeded_when_recomputed_is_an_error():
@@ -253,15 +233,7 @@ def test_a_limit_exceeded_when_recomputed_is_an_error():
         return data + 1.0 if allocation.name == "answer" else data
 
     with pytest.raises(ValueError, match=r"'risk' exceeds its limit by .* when recomputed"):
-        most_accurate(
-            TWO,
-            weighted_sum("variance"),
-            _limit(1.5),
-            accuracy=accuracy,
-            risk=drifting,
-            queries=QUERIES,
-            name="answer",
-        )
+        _most_accurate(1.5, risk=drifting, queries=QUERIES, name="answer")
 
 
 @pytest.mark.parametrize(
@@ -279,8 +251,7 @@ def test_a_limit_exceeded_when_recomputed_is_an_error():
 )
 def test_bad_settings_are_one_line(kwargs, message):
     with pytest.raises((ValueError, TypeError), match=message):
-        objective = weighted_sum("variance", _weights(4.0, 1.0))  # the start is not optimal
-        most_accurate(TWO, objective, accuracy=accuracy, risk=risk, **kwargs)
+        _most_accurate(**kwargs)  # weights 4, 1: the start is not optimal
 
 
 def test_bad_objectives_and_limits():

@@ -11,11 +11,10 @@ requires).
 from __future__ import annotations
 
 import dataclasses
-import math
 import numbers
 from fractions import Fraction
 
-from ...budget import BudgetAllocation
+from ...budget import BudgetAllocation, _as_fraction
 
 #: Largest denominator of a float read as a share or a total (``Fraction.limit_denominator``).
 MAX_DENOMINATOR = 10**9
@@ -25,13 +24,10 @@ SUM_TOLERANCE = 1e-6
 
 def as_exact(value, name: str) -> Fraction:
     """``value`` as a Fraction: exact for ints and Fractions; a float ``x`` becomes
-    ``Fraction(x).limit_denominator(10**9)`` (0.3 is 3/10)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be numbers (int, float or Fraction), got {value!r}")
+    ``Fraction(x).limit_denominator(10**9)`` (0.3 is 3/10, 1/3 as a float is 1/3)."""
+    exact = _as_fraction(value, name)  # refuses what is not a finite real number
     if isinstance(value, numbers.Rational):
-        return Fraction(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite numbers, got {value!r}")
+        return exact
     return Fraction(float(value)).limit_denominator(MAX_DENOMINATOR)
 
 

@@ -8,7 +8,7 @@ with distinct names, made from a base allocation by changing one thing.
 
 **Exact shares.** Shares stay exact :class:`~fractions.Fraction` objects. An int
 or a Fraction is taken as it is; a float ``x`` is read as
-``Fraction(x).limit_denominator(10**9)`` (so 0.3 is 3/10). A vector over *every*
+``Fraction(x).limit_denominator(10**9)`` (so 0.3 is 3/10 and 1/3 is 1/3). A vector over *every*
 level (or every query of a level) must sum to 1 within 1e-6 and is then divided
 by its exact sum, so it sums to exactly 1. A vector over *some* of them (the
 chosen ``levels`` or ``queries``) sets those shares; the others take the rest,

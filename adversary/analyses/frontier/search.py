@@ -11,7 +11,7 @@ gives for it (both evaluators' variables, without the ``allocation`` dimension;
 :mod:`~adversary.analyses.frontier.targets` builds ``f`` and ``g_k``). What varies
 — level shares of chosen levels, query shares of chosen queries within chosen
 levels, and optionally the total ρ — and how it is made smooth for scipy is
-described in :mod:`adversary.analyses.frontier._variables`: in short, the chosen
+described in :mod:`adversary.analyses.frontier.variables`: in short, the chosen
 shares are the variables (the other keys take the rest in proportion), bounded
 below by ``min_share``, with one linear constraint per set of shares.
 
@@ -47,9 +47,9 @@ import xarray as xr
 from scipy import optimize
 
 from ...budget import BudgetAllocation
-from ._variables import Variables
 from .evaluate import evaluate
 from .targets import as_number, as_values
+from .variables import Variables
 
 __all__ = ["DEFAULT_OPTIONS", "SearchResult", "least_risky", "most_accurate"]
 
@@ -190,8 +190,23 @@ def _restore(problem: _Problem, x: np.ndarray, anchor: np.ndarray) -> np.ndarray
     return anchor
 
 
-def _search(base, objective, constraints, accuracy, risk, roles, settings) -> SearchResult:
-    levels, queries, rho_total, min_share, options, name = settings
+def _search(
+    roles: tuple[str, str, str],
+    base: BudgetAllocation,
+    objective: Callable,
+    constraints: Mapping[str, Callable] | None,
+    *,
+    accuracy: Callable,
+    risk: Callable,
+    levels=None,
+    queries=None,
+    rho_total=None,
+    min_share: float = 1e-6,
+    options: dict | None = None,
+    name: str | None = None,
+) -> SearchResult:
+    """Minimise ``objective`` subject to ``constraints`` (module docstring); ``roles`` names
+    the objective, the constraints and the answer (``"<base> <roles[2]>"``)."""
     if not callable(objective):
         raise TypeError(f"{roles[0]} must be a callable of an evaluation, got {objective!r}")
     constraints = {} if constraints is None else constraints
@@ -235,15 +250,7 @@ def most_accurate(
     base: BudgetAllocation,
     objective: Callable,
     constraints: Mapping[str, Callable] | None = None,
-    *,
-    accuracy: Callable,
-    risk: Callable,
-    levels=None,
-    queries=None,
-    rho_total=None,
-    min_share: float = 1e-6,
-    options: dict | None = None,
-    name: str | None = None,
+    **settings,
 ) -> SearchResult:
     """The allocation near ``base`` minimising an accuracy ``objective`` within risk limits.
 
@@ -257,20 +264,23 @@ def most_accurate(
     constraints : mapping, optional
         ``{name: evaluation -> array}``: every element must be ``≤ 0``, e.g.
         ``{"risk": at_most("marginal_risk", profile)}``. None: unconstrained.
-    accuracy, risk : callable
-        ``allocation -> xarray.Dataset``, the evaluators (:func:`.evaluate`).
-    levels : sequence of str, optional
-        Levels whose level shares vary (the others take the rest in proportion).
-    queries : mapping, optional
-        ``{level: [query, …]}``: query shares that vary within each level.
-    rho_total : (float, float), optional
-        Bounds of the total ρ, which then varies too; None keeps ``base``'s.
-    min_share : float
-        Lower bound of every varied share (and of the others' total).
-    options : dict, optional
-        SLSQP options over :data:`DEFAULT_OPTIONS`.
-    name : str, optional
-        The answer's name (default ``"<base> most accurate"``).
+    **settings
+        Keywords:
+
+        ``accuracy``, ``risk`` (required)
+            ``allocation -> xarray.Dataset``, the evaluators (:func:`.evaluate`).
+        ``levels`` (sequence of str)
+            Levels whose level shares vary (the others take the rest in proportion).
+        ``queries`` (mapping)
+            ``{level: [query, …]}``: query shares that vary within each level.
+        ``rho_total`` ((float, float))
+            Bounds of the total ρ, which then varies too; default: ``base``'s, fixed.
+        ``min_share`` (float, default 1e-6)
+            Lower bound of every varied share (and of the others' total).
+        ``options`` (dict)
+            SLSQP options over :data:`DEFAULT_OPTIONS`.
+        ``name`` (str)
+            The answer's name (default ``"<base> most accurate"``).
 
     Returns
     -------
@@ -283,33 +293,23 @@ def most_accurate(
         that binds); a limit exceeded when the answer is recomputed; SLSQP
         at its iteration limit.
     """
-    settings = (levels, queries, rho_total, min_share, options, name)
     roles = ("objective", "constraints", "most accurate")
-    return _search(base, objective, constraints, accuracy, risk, roles, settings)
+    return _search(roles, base, objective, constraints, **settings)
 
 
 def least_risky(
     base: BudgetAllocation,
     risk_objective: Callable,
     accuracy_constraints: Mapping[str, Callable],
-    *,
-    accuracy: Callable,
-    risk: Callable,
-    levels=None,
-    queries=None,
-    rho_total=None,
-    min_share: float = 1e-6,
-    options: dict | None = None,
-    name: str | None = None,
+    **settings,
 ) -> SearchResult:
     """The allocation near ``base`` minimising a ``risk_objective`` at no less accuracy.
 
     ``risk_objective`` is ``evaluation -> float`` (e.g.
     ``weighted_sum("marginal_risk", prior="1/864")``); ``accuracy_constraints``
     ``{name: evaluation -> array ≤ 0}``, e.g. at least the reference's accuracy:
-    ``{"variance": at_most("variance", reference["variance"])}``. Everything
-    else as :func:`most_accurate` (the answer is named ``"<base> least risky"``).
+    ``{"variance": at_most("variance", reference["variance"])}``. The keywords
+    are :func:`most_accurate`'s (the answer is named ``"<base> least risky"``).
     """
-    settings = (levels, queries, rho_total, min_share, options, name)
     roles = ("risk_objective", "accuracy_constraints", "least risky")
-    return _search(base, risk_objective, accuracy_constraints, accuracy, risk, roles, settings)
+    return _search(roles, base, risk_objective, accuracy_constraints, **settings)

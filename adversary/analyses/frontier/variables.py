@@ -33,6 +33,8 @@ import numpy as np
 from ...budget import BudgetAllocation, _index_of
 from ._shares import with_shares
 
+__all__ = ["Variables"]
+
 
 @dataclass(frozen=True)
 class _Group:
