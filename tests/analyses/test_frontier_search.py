@@ -27,7 +27,8 @@ from adversary.analyses.frontier import (
     query_shares,
     weighted_sum,
 )
-from adversary.budget import BudgetAllocation
+from adversary.analyses.frontier.variables import Variables
+from adversary.budget import BudgetAllocation, get_preset
 from adversary.model_files import load_case
 from adversary.time_budget import TimeBudgetError, time_budget
 
@@ -50,10 +51,11 @@ TWO = BudgetAllocation(
 
 def accuracy(allocation) -> xr.Dataset:
     """σ² = 1/(2ρ) of every (query, level)."""
-    variance = [[1 / (2 * allocation.rho(lv, q)) for lv in allocation.levels] for q in TWO.queries]
+    levels, queries = allocation.levels, allocation.queries
+    variance = [[1 / (2 * allocation.rho(lv, q)) for lv in levels] for q in queries]
     return xr.Dataset(
         {"variance": (("metric", "level"), variance)},
-        coords={"metric": list(TWO.queries), "level": list(allocation.levels)},
+        coords={"metric": list(queries), "level": list(levels)},
     )
 
 
@@ -167,6 +169,58 @@ def test_two_queries_split_as_the_square_roots_of_their_weights(w1, w2):
     assert result.evaluation["variance"].values[0, 0, 0] == 1 / (
         2 * result.allocation.rho("block", "q1")
     )
+
+
+THREE = BudgetAllocation(
+    name="three levels",
+    description="one query at each of three levels",
+    rho_total=Fraction(2),
+    levels=("a", "b", "c"),
+    level_labels=("A", "B", "C"),
+    queries=("q",),
+    query_labels=("Q",),
+    level_shares=(Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)),
+    query_shares=((Fraction(1),),) * 3,
+)
+
+
+@pytest.mark.parametrize("levels", [["a", "b", "c"], ["a", "b"], ["c"]])
+def test_level_shares_split_as_the_square_roots_of_their_weights(levels):
+    """Σ w_l σ_l² with σ_l² = 1/(2 s_l ρ): s_l ∝ √w_l, whichever levels are the variables (the
+    others take the rest: ["c"] alone varies c against a and b kept 2 : 1)."""
+    weights = xr.DataArray(
+        [[1.0, 4.0, 9.0]], dims=("metric", "level"), coords=accuracy(THREE).coords
+    )
+    result = most_accurate(
+        THREE,
+        weighted_sum("variance", weights),
+        accuracy=accuracy,
+        risk=lambda a: xr.Dataset(),
+        levels=levels,
+    )
+    shares = [float(s) for s in result.allocation.level_shares]
+    if levels == ["c"]:  # a and b keep 2 : 1; the best c against them in closed form
+        a = math.sqrt(1.0 * 3 / 2 + 4.0 * 3)  # s_c minimises (1·3/2 + 4·3)/(1 − s_c) + 9/s_c
+        expected = [2 / 3 * a / (a + 3), 1 / 3 * a / (a + 3), 3 / (a + 3)]
+    else:
+        expected = [1 / 6, 2 / 6, 3 / 6]
+    assert shares == pytest.approx(expected, abs=1e-6)
+    assert sum(result.allocation.level_shares) == 1
+
+
+def test_the_search_starts_from_the_base_with_shares_raised_to_min_share():
+    """The 2020 US level measures no total population (share 0): varied, it starts at
+    min_share, the queries not varied keeping their ratios; shares sum to exactly 1."""
+    production = get_preset("pl94-2020-persons")
+    variables = Variables(production, None, {"us": ["total", "detailed"]}, (1.0, 4.0), 1e-6)
+    start = variables.allocation(variables.start(), "start")
+    us = start.query_shares[0]
+    assert us[0] == Fraction(1e-6) and us[10] == Fraction(float(production.query_shares[0][10]))
+    assert sum(us) == 1 and start.query_shares[1:] == production.query_shares[1:]
+    ratios = {us[j] / production.query_shares[0][j] for j in range(1, 10)}
+    assert len(ratios) == 1
+    assert start.rho_total == Fraction(2.56)
+    assert variables.describe() == "query shares of total, detailed at us; rho_total in [1, 4]"
 
 
 # --- (ii) a risk limit that binds: s₁ρ is choose_rho's answer ----------------------------------

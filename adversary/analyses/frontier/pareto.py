@@ -5,7 +5,10 @@ is to be *minimised*: the risk variables (e.g. the marginal risk, Kazan & Reiter
 2023 (3.4), or the probability of a correct decision (3.6)) and the error
 variables (e.g. a variance, a mean absolute error). A variable with dimensions
 besides ``allocation`` gives one objective per combination of their coordinates
-(``marginal_risk[attack=single_block, prior=1/864]``).
+(``marginal_risk[attack=single_block, prior=1/864]``); to weigh some coordinates only,
+select them first (``pareto_set(evaluation.sel(metric="detailed"), …)``). Every
+selected value must be finite (a variance of a query not measured, ``inf``, is
+refused: select the measured ones).
 
 Allocation ``a`` *dominates* ``b`` when every objective of ``a`` is at most that
 of ``b`` and at least one is smaller. The Pareto set is the allocations no
