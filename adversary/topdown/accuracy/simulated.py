@@ -101,8 +101,10 @@ def simulated_bias(
 
     ``B`` is the mean of the per-unit ``B`` over the bin's units (and the metric's vectors)
     with ``B`` defined (a unit never wrong has none: :func:`~adversary.topdown.bias.bias_measure`);
-    ``B_se`` its jackknife standard error over the runs (each run left out in turn);
-    ``units`` the number of (unit, vector) pairs averaged. A bin with none is NaN.
+    ``B_se`` its jackknife standard error over the runs (each run left out in turn, the
+    mean then over the units with ``B`` defined without that run); ``units`` the number of
+    (unit, vector) pairs averaged. ``B`` is NaN for a bin with no such pair, ``B_se`` also
+    where leaving some run out leaves none (every error of the bin in that one run).
     """
     metrics = metric_vectors(classification)
     published_counts, true, sizes = _metric_runs(published, truth, level, classification, metrics)
