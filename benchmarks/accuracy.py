@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import sys
 import time
+from pathlib import Path
 
-import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the shared modules, when imported
+
+from _gibbs import environment
 
 from adversary.budget import get_preset
 from adversary.population.synthetic import synthetic_geography
@@ -73,12 +74,7 @@ def run(persons: int = 1_000_000, repeat: int = 3, detailed: bool = False, seed:
         "target_s": TARGET_S,
         "within_target": best["reduced"] < TARGET_S,
         "rmse": {metric: rmse.loc[metric].to_dict() for metric in rmse.index},
-        "environment": {
-            "python": platform.python_version(),
-            "numpy": np.__version__,
-            "cpus": os.cpu_count(),
-            "load_average_1min": os.getloadavg()[0],
-        },
+        "environment": environment(),
     }
 
 
