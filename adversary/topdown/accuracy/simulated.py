@@ -57,11 +57,12 @@ def simulated_accuracy(published, truth, *, classification: Classification = RED
         true = level_counts(truth, level, units, classification.n_cells) @ metrics.matrix.T
         rows = []
         for counts in published_runs(published, level, units, classification.n_cells):
-            error = np.abs(counts @ metrics.matrix.T - true)  # units × vectors
-            stats = [error.mean(axis=0), (error**2).mean(axis=0)]
-            stats += [(error > f * true).mean(axis=0) for f in OFF_FRACTIONS.values()]
-            rows.append(metrics.by_metric(np.array(stats)))
-        mean, se = _mean_and_se(np.array(rows))  # statistics × metrics
+            error = np.abs(counts @ metrics.matrix.T - true)  # runs × units × vectors
+            stats = [error.mean(axis=1), (error**2).mean(axis=1)]
+            stats += [(error > f * true).mean(axis=1) for f in OFF_FRACTIONS.values()]
+            rows.append(metrics.by_metric(np.stack(stats, axis=1)))  # runs × statistics × metrics
+        rows = np.concatenate(rows)
+        mean, se = _mean_and_se(rows)  # statistics × metrics
         for index, name in enumerate(names):
             columns[name].append(mean[index])
             columns[f"{name}_se"].append(se[index])
@@ -89,7 +90,7 @@ def _metric_runs(published, truth, level, classification, metrics):
         c @ metrics.matrix.T
         for c in published_runs(published, level, units, classification.n_cells)
     ]
-    return np.array(runs), counts @ metrics.matrix.T, counts.sum(axis=1)
+    return np.concatenate(runs), counts @ metrics.matrix.T, counts.sum(axis=1)
 
 
 def simulated_bias(

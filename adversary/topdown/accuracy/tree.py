@@ -23,6 +23,7 @@ import numpy as np
 import xarray as xr
 
 from ..._validation import as_counts, as_exact_reals, as_integers
+from ...memory import affordable_rows
 
 __all__ = ["LEVELS", "Tree", "as_tree", "level_counts", "published_runs"]
 
@@ -127,11 +128,18 @@ def level_counts(data, level: str, units: np.ndarray, cells: int, name: str = "t
 
 
 def published_runs(data, level: str, units: np.ndarray, cells: int, name: str = "published"):
-    """The runs of ``data[level].counts`` (dims ``("run", "unit", "cell")``), one at a time:
-    each a float64 array (units in the order of ``units``, × cells); at least 2 runs."""
+    """The runs of ``data[level].counts`` (dims ``("run", "unit", "cell")``, at least 2 runs)
+    in chunks that fit the memory budget, at 32 bytes per run, unit and cell (the float64
+    counts, a reordered copy, and the caller's errors on fewer vectors than cells): each a
+    float64 array (runs × units in the order of ``units`` × cells)."""
     counts, order = _counts(data, level, units, ("run", "unit", "cell"), cells, name)
-    if counts.sizes["run"] < 2:
+    runs = counts.sizes["run"]
+    if runs < 2:
         raise ValueError(f"{name}[{level!r}] must hold at least 2 runs (the SE is over runs)")
-    for run in range(counts.sizes["run"]):
-        values = counts[run].values if order is None else counts[run].values[order]
-        yield as_exact_reals(values, f"{name}[{level!r}] counts")
+    chunk = affordable_rows(32.0 * units.size * cells, runs, f"{name}[{level!r}] runs")
+    array = counts.values
+    for start in range(0, runs, chunk):
+        values = array[start : start + chunk]
+        yield as_exact_reals(
+            values if order is None else values[:, order], f"{name}[{level!r}] counts"
+        )

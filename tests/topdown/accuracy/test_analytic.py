@@ -16,6 +16,7 @@ from adversary.topdown.accuracy import (
     analytic_accuracy,
     level_forms,
     metric_vectors,
+    simulated_accuracy,
     unit_variances,
 )
 from adversary.topdown.queries import query_matrix
@@ -169,6 +170,16 @@ def test_two_level_tree_matches_a_monte_carlo_of_the_reference_estimator(make_ta
     # the state's invariant: its total is exact in every draw, and its variance 0
     assert np.abs(estimates[0].sum(axis=1) - state_truth.sum()).max() < 1e-8
     assert analytic["state"]["variance"].values[0, 0] == pytest.approx(0.0, abs=1e-9)
+    # the same runs as published tables: the simulated mean squared error is the variance
+    published = make_tables(
+        [[-1], [0] * counties],
+        {"state": estimates[0].transpose(2, 0, 1), "county": estimates[1].transpose(2, 0, 1)},
+    )
+    truth = make_tables([[-1], [0] * counties], {"state": state_truth, "county": truth})
+    simulated = simulated_accuracy(published, truth)
+    expected = analytic_accuracy(allocation, geography, levels=("state", "county"))
+    gap = np.abs(simulated["mse"] - expected["variance"])
+    assert bool((gap <= 4.5 * simulated["mse_se"] + 1e-9).all())
 
 
 @st.composite
