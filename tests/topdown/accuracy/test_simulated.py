@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
+from adversary.memory import memory_budget
 from adversary.topdown.accuracy import simulated_accuracy, simulated_bias
 
 PARENTS = [[-1], [0, 0]]  # one state, two counties
@@ -135,3 +136,14 @@ def test_bad_tables_are_refused_naming_them(make_tables):
         simulated_bias(make_tables(PARENTS, _runs(truth, {})), tables, level="block")
     with pytest.raises(ValueError, match=r"^truth\['state'\] needs a variable 'counts'"):
         simulated_accuracy(make_tables(PARENTS, _runs(truth, {})), make_tables(PARENTS))
+
+
+def test_runs_read_in_chunks_under_a_small_memory_budget_give_the_same_numbers(make_tables):
+    truth = _truth(county1=5)
+    runs = _runs(truth, {(0, 0, ADULT_WHITE): 70, (1, 1, ADULT_OTHER_RACE): 9})
+    published, tables = make_tables(PARENTS, runs), make_tables(PARENTS, truth)
+    whole = simulated_accuracy(published, tables)
+    with memory_budget(32 * 2 * 56 + 100):  # one run of the two counties at a time
+        chunked = simulated_accuracy(published, tables)
+    xr.testing.assert_allclose(whole, chunked)
+    assert whole["mae"].sel(metric="total", level="county") == pytest.approx((10 + 4) / 2 / 3)
