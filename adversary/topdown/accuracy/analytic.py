@@ -33,7 +33,7 @@ from ...memory import check_memory
 from ...scenarios.reconstruction.classification import REDUCED, Classification
 from ..queries import QueryMatrix, information_matrix, query_matrix
 from .metrics import metric_vectors
-from .tree import LEVELS, as_tree, level_counts
+from .tree import as_tree, level_counts
 
 __all__ = ["analytic_accuracy", "level_forms", "unit_variances"]
 
@@ -96,19 +96,20 @@ def unit_variances(
     *,
     classification: Classification = REDUCED,
     convention="das",
-    levels=LEVELS,
+    levels=None,
 ) -> xr.DataTree:
     """The variance of ``aᵀx`` at every unit, for each row ``a`` of ``vectors`` (vectors ×
     cells; default the metric vectors of :func:`~.metrics.metric_vectors`), under the linear
     estimator (module docstring).
 
     Returns a DataTree in the table format (:mod:`.tree`) with a node per level down to the
-    deepest of ``levels``: variable ``variance`` of dims ``("vector", "unit")``.
+    deepest of ``levels`` (default: every level of ``geography``): variable ``variance`` of
+    dims ``("vector", "unit")``.
     """
     if not isinstance(allocation, BudgetAllocation):
         raise TypeError(f"budget must be a BudgetAllocation, got {type(allocation).__name__}")
     tree = as_tree(geography)
-    wanted = _levels(levels, tree.levels)
+    wanted = _levels(tree.levels if levels is None else levels, tree.levels)
     chain = tree.levels[: tree.levels.index(wanted[-1]) + 1]
     if vectors is None:
         metrics = metric_vectors(classification)

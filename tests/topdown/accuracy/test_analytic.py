@@ -303,3 +303,9 @@ def test_a_truth_without_the_geographys_units_is_refused(make_tables):
     negative = make_tables([[-1], [0, 0]], {"state": -np.ones((1, 56)), "county": np.ones((2, 56))})
     with pytest.raises(ValueError, match=r"^truth\['state'\] counts must be a count >= 0"):
         analytic_accuracy(get_preset(), geography, truth=negative, levels=("state",))
+
+
+def test_unit_variances_default_to_every_level_of_the_geography(make_tables):
+    variances = unit_variances(get_preset(), make_tables([[-1], [0, 0], [0, 1, 1]]))
+    assert tuple(variances.children) == ("state", "county", "tract")
+    np.testing.assert_array_equal(variances["tract"]["parent"], [200, 201, 201])
