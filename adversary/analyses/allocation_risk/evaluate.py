@@ -190,7 +190,8 @@ def allocation_risk(
         means, errors = _reconstruction(
             allocation, sizes, convention, reconstruction_replications, seed
         )
-        for name, key in (("reconstructed_share", "overlap_share"), ("exact_block_rate", "map_exact")):
+        pairs = (("reconstructed_share", "overlap_share"), ("exact_block_rate", "map_exact"))
+        for name, key in pairs:
             dataset[name] = ("block_size", np.array(means[key]))
             dataset[f"{name}_error"] = ("block_size", np.array(errors[key]))
         dataset = dataset.assign_coords(block_size=list(sizes))

@@ -28,6 +28,7 @@ implies the largest ε it tolerates, :meth:`RiskProfile.epsilon_dp`:
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -68,10 +69,10 @@ class RiskProfile:
             rs = [r for _, r in points]
             if not all(math.isfinite(p) and 0.0 < p < 1.0 for p in ps):
                 raise _bad(spec, "every prior p must lie strictly between 0 and 1")
-            if any(b <= a for a, b in zip(ps, ps[1:], strict=False)):
+            if any(b <= a for a, b in itertools.pairwise(ps)):
                 raise _bad(spec, "the priors must increase strictly")
             _check_ratios(spec, rs)
-            if any(b > a for a, b in zip(rs, rs[1:], strict=False)):
+            if any(b > a for a, b in itertools.pairwise(rs)):
                 raise _bad(spec, "the ratio must not increase with the prior")
             object.__setattr__(self, "parameters", points)
             return

@@ -38,8 +38,8 @@ from ...memory import MemoryBudgetError, check_memory
 from .case import ReconstructionCase
 from .measures import ReconstructionMeasures, posterior_measures, prior_measures
 from .posterior import (
-    HistogramPosterior,
     ExactPosteriors,
+    HistogramPosterior,
     compositions,
     log_prior,
     sampled_posterior,
