@@ -100,6 +100,7 @@ def as_reconstruction_bound(bound) -> tuple[tuple[int, float, float], ...]:
 
 def _compared(value, error, limit, name: str) -> dict:
     upper = value + error
+    limit = xr.broadcast(xr.DataArray(limit), upper)[0].transpose(*upper.dims)  # per cell
     return {
         f"{name}_limit": limit,
         f"{name}_upper": upper,
