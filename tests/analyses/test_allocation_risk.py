@@ -35,6 +35,7 @@ def test_single_block_is_the_closed_form_at_the_block_detailed_rho(risk):
     p = np.array(DEFAULT_PRIORS)
     posterior = sb.marginal_posterior(p, rho, convention="das")
     np.testing.assert_allclose(risk.ratio.sel(attack="single_block"), posterior / p, rtol=1e-12)
+    np.testing.assert_allclose(risk.posterior.sel(attack="single_block"), posterior, rtol=1e-12)
     correct = sb.correct_decision_probability(p, rho, convention="das")
     np.testing.assert_allclose(risk.correct.sel(attack="single_block"), correct, rtol=1e-12)
 

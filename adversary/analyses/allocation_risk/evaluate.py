@@ -4,6 +4,8 @@
 (:mod:`.cases`) and computes the data holder's measures of Kazan & Reiter
 (2023) for each prior ``p`` of the target's cell:
 
+- ``posterior`` — the marginal posterior of the truth (3.3), with the error
+  bound ``correct_error`` (the sums' omitted mass bounds both);
 - ``ratio`` — the marginal risk (3.4): the expected posterior of the truth
   over releases from it, over its prior (the posterior-to-prior ratio a risk
   profile bounds); ``ratio_error`` its stated error bound
@@ -98,6 +100,7 @@ def _prior_measures(attack, allocation, priors, convention):
     case = attack_case(attack, allocation, priors, convention)
     rows = [case.marginal_measures(label) for label in case.priors]
     return (
+        [m.marginal_posterior for m in rows],
         [m.marginal_risk for m in rows],
         [m.risk_error_bound for m in rows],
         [m.correct_decision_probability for m in rows],
@@ -152,7 +155,7 @@ def allocation_risk(
     Returns
     -------
     xarray.Dataset
-        ``ratio``, ``ratio_error``, ``correct``, ``correct_error`` over
+        ``posterior``, ``ratio``, ``ratio_error``, ``correct``, ``correct_error`` over
         ``("attack", "prior")`` and ``method`` over ``attack`` for the attacks
         with a prior; ``reconstructed_share``, ``exact_block_rate`` and their
         ``*_error`` over ``block_size`` when ``"reconstruction"`` is chosen.
@@ -176,8 +179,8 @@ def allocation_risk(
         rows.append(values)
         methods.append(method)
         attrs[f"seconds_{attack}"] = time.perf_counter() - began
-    table = np.array(rows, dtype=np.float64).reshape(len(with_prior), 4, len(priors))
-    names = ("ratio", "ratio_error", "correct", "correct_error")
+    names = ("posterior", "ratio", "ratio_error", "correct", "correct_error")
+    table = np.array(rows, dtype=np.float64).reshape(len(with_prior), len(names), len(priors))
     dataset = xr.Dataset(
         {name: (("attack", "prior"), table[:, i]) for i, name in enumerate(names)}
         | {"method": ("attack", np.array(methods, dtype=object))},
