@@ -84,6 +84,12 @@ def test_every_query_with_an_allocation_is_the_case_with_the_preset_name():
     assert risk.method.sel(attack="every_query") == "monte-carlo"
 
 
+def test_every_query_case_takes_an_allocation_and_its_total():
+    case = load_case("every_query").replace(budget=PRESET, rho_total=None)
+    assert case.rho_total == 2.56
+    np.testing.assert_array_equal(case.looks().rhos, load_case("every_query").looks().rhos)
+
+
 def risk_priors(priors):
     return attack_case("every_query", PRESET, priors).priors
 
