@@ -38,9 +38,9 @@ from ...memory import MemoryBudgetError, check_memory
 from .case import ReconstructionCase
 from .measures import ReconstructionMeasures, posterior_measures, prior_measures
 from .posterior import (
+    ExactPosteriors,
     HistogramPosterior,
     compositions,
-    exact_posterior,
     log_prior,
     sampled_posterior,
 )
@@ -164,10 +164,11 @@ def _over_grid(case: ReconstructionCase, tail_mass: float) -> dict:
 def _over_draws(case, replications, method, seed, sample_kwargs) -> dict:
     rng = np.random.default_rng(seed)
     rows = []
+    exact = ExactPosteriors(case) if method == "exact" else None
     for _ in range(replications):
         releases = drawn_releases(case, case.truth, rng)
-        if method == "exact":
-            posterior = exact_posterior(case, releases)
+        if exact is not None:
+            posterior = exact(releases)
         else:
             posterior = sampled_posterior(
                 case, releases, random_seed=int(rng.integers(2**31)), **sample_kwargs

@@ -27,6 +27,7 @@ from .case import HISTOGRAM, PERSONS, ReconstructionCase
 from .kernel import persons_chains
 
 __all__ = [
+    "ExactPosteriors",
     "HistogramPosterior",
     "compositions",
     "exact_posterior",
@@ -81,11 +82,13 @@ def log_prior(case: ReconstructionCase, histograms: np.ndarray) -> np.ndarray:
     return np.where(impossible, -np.inf, log_coefficient + total + cells.sum(axis=-1))
 
 
-def log_likelihood(case: ReconstructionCase, histograms: np.ndarray, releases) -> np.ndarray:
-    """``Σ_q log P_q(x*_q - a_q·h)`` for each histogram."""
-    counts = histograms.astype(np.int64) @ case.incidence().T
-    errors = case.checked_releases(releases) - counts
-    return sum(m.logpmf(errors[:, q]) for q, m in enumerate(case.noise()))
+def _noise_tables(case: ReconstructionCase, releases) -> np.ndarray:
+    """``(queries, n + 1)``: ``log P_q(x*_q - c)`` for every count ``c`` in 0..n a histogram of
+    ``n`` persons can give (the released counts' only values: few, so each pmf is tabulated)."""
+    values = np.arange(case.n + 1)
+    return np.stack(
+        [m.logpmf(r - values) for r, m in zip(releases, case.noise(), strict=True)]
+    ).reshape(len(case.queries), case.n + 1)
 
 
 def _normalised(log_weights: np.ndarray) -> np.ndarray:
@@ -98,12 +101,28 @@ def _normalised(log_weights: np.ndarray) -> np.ndarray:
     return weights / weights.sum()
 
 
+class ExactPosteriors:
+    """:func:`exact_posterior` of one case for many release sets: every histogram, its log
+    prior and its released counts ``a_q·h`` (none depends on the releases) computed once."""
+
+    def __init__(self, case: ReconstructionCase):
+        self.case = case
+        self.histograms = compositions(case.n, case.n_cells)
+        count, queries = len(self.histograms), len(case.queries)
+        check_memory(16.0 * count * queries, f"the released counts of {count:,} histograms")
+        self.log_prior = log_prior(case, self.histograms)
+        self.counts = self.histograms.astype(np.int64) @ case.incidence().T
+        self._rows = np.arange(queries)
+
+    def __call__(self, releases=None) -> HistogramPosterior:
+        table = _noise_tables(self.case, self.case.checked_releases(releases))
+        log_weights = self.log_prior + table[self._rows, self.counts].sum(axis=-1)
+        return HistogramPosterior(self.histograms, _normalised(log_weights), "exact")
+
+
 def exact_posterior(case: ReconstructionCase, releases=None) -> HistogramPosterior:
     """The exact posterior over every histogram, given ``releases`` (default the case's)."""
-    releases = case.checked_releases(releases)
-    histograms = compositions(case.n, case.n_cells)
-    log_weights = log_prior(case, histograms) + log_likelihood(case, histograms, releases)
-    return HistogramPosterior(histograms, _normalised(log_weights), "exact")
+    return ExactPosteriors(case)(releases)
 
 
 def prior_posterior(case: ReconstructionCase) -> HistogramPosterior:
