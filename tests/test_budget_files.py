@@ -156,7 +156,8 @@ def test_derived_allocations_are_checked():
         PL94.with_level_shares([0.5, 0.5])
     with pytest.raises(ValueError, match="query must be one of"):
         PL94.with_query_shares("block", {"gvhr": 1})
-    with pytest.raises(ValueError, match=r"query_shares\['block'\] must be >= 0"):
+    negative = r"query_shares\['block'\] must be >= 0 and sum to exactly 1, got -1 < 0$"
+    with pytest.raises(ValueError, match=negative):  # was "got sum 1"
         PL94.with_query_shares("block", {"detailed": 2, "total": -1})
     with pytest.raises(ValueError, match="rho_total must be a number > 0"):
         PL94.with_rho_total(0)
