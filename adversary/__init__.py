@@ -3,7 +3,8 @@
 The public API, by layer (each layer imports only the ones above it in this list):
 
 1. noise and accounting: :mod:`adversary.noise`, :mod:`adversary.accounting`,
-   :mod:`adversary.budget` (``get_preset``); the memory budget every grid is
+   :mod:`adversary.budget` (``get_preset``, ``as_allocation``: a preset, an allocation or
+   a budget file, :mod:`adversary.budget_files`); the memory budget every grid is
    checked against, :mod:`adversary.memory` (:func:`memory_budget`);
 2. PyMC building blocks: :mod:`adversary.distributions`;
 3. inference: :func:`sample` (exact Gibbs steps for every discrete variable),
@@ -34,6 +35,7 @@ _LAZY = {
     "exact_measures": "adversary.measures.exact",
     "posterior_pmf": "adversary.inference",
     "get_preset": "adversary.budget",
+    "as_allocation": "adversary.budget",
     "load_case": "adversary.model_files",
     "sample": "adversary.inference",
     "enumerate_posterior": "adversary.inference",

@@ -37,12 +37,25 @@ Levels and queries have stable lowercase keys (``"block"``,
 ``"block_group"``, ``"detailed"``, …) and display labels; lookups accept any
 case and ``-`` or space for ``_``. Unknown names raise :class:`ValueError`
 naming the argument (``preset``, ``level``, ``query``, ``convention``).
+
+Allocations as values
+---------------------
+Every function that reads a budget takes a preset name, a
+:class:`BudgetAllocation` or the path of a budget file (``.toml`` or
+``.json``, format in :mod:`adversary.budget_files`): :func:`as_allocation`
+turns any of them into the allocation. :meth:`BudgetAllocation.with_rho_total`,
+:meth:`~BudgetAllocation.with_level_shares` and
+:meth:`~BudgetAllocation.with_query_shares` derive new allocations, and
+:meth:`~BudgetAllocation.to_dict` / :meth:`~BudgetAllocation.from_dict` write
+and read one as plain data with exact fraction strings.
 """
 
 from __future__ import annotations
 
 import numbers
-from dataclasses import asdict, dataclass
+import os
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
 from types import MappingProxyType
 
@@ -58,6 +71,7 @@ __all__ = [
     "PRESETS",
     "BudgetAllocation",
     "BudgetRow",
+    "as_allocation",
     "detailed_rho",
     "get_preset",
 ]
@@ -154,6 +168,74 @@ class BudgetAllocation:
             _check_shares(row, len(self.queries), f"query_shares[{level!r}]")
         object.__setattr__(self, "level_shares", level_shares)
         object.__setattr__(self, "query_shares", query_shares)
+
+    # --- derived allocations ---------------------------------------------------
+
+    def with_rho_total(self, rho_total, name: str | None = None) -> BudgetAllocation:
+        """The same shares of another total ρ (exact: a float is read as the decimal it prints
+        as)."""
+        rho_total = _as_fraction(rho_total, "rho_total")
+        label = f"{self.name} at rho_total {rho_total}"
+        return self._derived(name, label, rho_total=rho_total)
+
+    def with_level_shares(self, shares, name: str | None = None) -> BudgetAllocation:
+        """Other level shares: ``{level: share}`` (a level left out gets 0) or one per level."""
+        label = f"{self.name} with other level shares"
+        return self._derived(name, label, level_shares=self._row(shares, self.levels, "level"))
+
+    def with_query_shares(self, level, shares, name: str | None = None) -> BudgetAllocation:
+        """Other query shares at ``level``: ``{query: share}`` (a query left out gets 0) or one
+        per query."""
+        i = self._level_index(level)
+        rows = list(self.query_shares)
+        rows[i] = self._row(shares, self.queries, "query")
+        label = f"{self.name} with other query shares at {self.levels[i]}"
+        return self._derived(name, label, query_shares=tuple(rows))
+
+    def _derived(self, name: str | None, label: str, **changes) -> BudgetAllocation:
+        name = label if name is None else str(name)
+        return replace(self, name=name, description=label, **changes)
+
+    def _row(self, shares, keys: tuple[str, ...], what: str) -> tuple[Fraction, ...]:
+        """``shares`` as one exact share per key: a mapping by (any-case) key, or a sequence."""
+        if isinstance(shares, Mapping):
+            row = [Fraction(0)] * len(keys)
+            for key, share in shares.items():
+                row[_index_of(key, keys, what)] = _as_fraction(share, f"{what} shares")
+            return tuple(row)
+        if isinstance(shares, str) or not hasattr(shares, "__len__"):
+            raise TypeError(f"{what} shares must be a mapping or a sequence, got {shares!r}")
+        if len(shares) != len(keys):
+            raise ValueError(f"{what} shares must have {len(keys)} entries, got {len(shares)}")
+        return tuple(_as_fraction(share, f"{what} shares") for share in shares)
+
+    # --- as plain data ---------------------------------------------------------
+
+    def to_dict(self) -> dict:
+        """The allocation as JSON-able data: ``name``, ``description``, ``rho_total``,
+        ``level_shares`` ``{level: share}``, ``query_shares`` ``{level: {query: share}}`` and
+        ``sources``, every number an exact fraction string (``"3945/4097"``)."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "rho_total": str(self.rho_total),
+            "level_shares": {
+                k: str(s) for k, s in zip(self.levels, self.level_shares, strict=True)
+            },
+            "query_shares": {
+                level: {q: str(s) for q, s in zip(self.queries, row, strict=True)}
+                for level, row in zip(self.levels, self.query_shares, strict=True)
+            },
+            "sources": list(self.sources),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping, name: str | None = None) -> BudgetAllocation:
+        """The allocation :meth:`to_dict` (or a budget file, :mod:`adversary.budget_files`)
+        describes; ``name`` is the default of a missing ``name`` key."""
+        from .budget_files import allocation_from_dict
+
+        return allocation_from_dict(data, name)
 
     # --- lookups -------------------------------------------------------------
 
@@ -288,7 +370,9 @@ def _as_fraction(value, name: str) -> Fraction:
 def _check_shares(shares: tuple[Fraction, ...], length: int, name: str) -> None:
     if len(shares) != length:
         raise ValueError(f"{name} must have {length} entries, got {len(shares)}")
-    if any(s < 0 for s in shares) or sum(shares) != 1:
+    if any(s < 0 for s in shares):
+        raise ValueError(f"{name} must be >= 0 and sum to exactly 1, got {min(shares)} < 0")
+    if sum(shares) != 1:
         raise ValueError(f"{name} must be >= 0 and sum to exactly 1, got sum {sum(shares)}")
 
 
@@ -410,15 +494,45 @@ PRESETS = MappingProxyType(
 
 def get_preset(name: str = DEFAULT_PRESET) -> BudgetAllocation:
     """The preset called ``name`` (any case, ``_`` for ``-``); ValueError naming ``preset``."""
-    key = str(name).strip().lower().replace("_", "-")
     try:
-        return PRESETS[key]
+        return PRESETS[_preset_key(name)]
     except KeyError:
         known = ", ".join(repr(k) for k in PRESETS)
         raise ValueError(f"preset must be one of {known}, got {name!r}") from None
 
 
-def detailed_rho(level: str, preset: str = DEFAULT_PRESET) -> float:
-    """ρ of the detailed (GVHR) query at ``level`` of ``preset``: the one count of Kazan & Reiter's
-    attacks (paper Table 2: ≈ 0.0992 for the block, ≈ 0.2465 for the block group)."""
-    return float(get_preset(preset).rho(level, "detailed"))
+def as_allocation(budget, name: str = "budget") -> BudgetAllocation:
+    """``budget`` as an allocation: a :class:`BudgetAllocation` (returned as is), a preset name
+    (:func:`get_preset`) or the path (``str`` or ``os.PathLike``) of a ``.toml`` or ``.json``
+    budget file (:func:`adversary.budget_files.read_budget`). Errors name ``name``."""
+    if isinstance(budget, BudgetAllocation):
+        return budget
+    if isinstance(budget, str) and _preset_key(budget) in PRESETS:
+        return PRESETS[_preset_key(budget)]
+    if isinstance(budget, os.PathLike) or (isinstance(budget, str) and os.path.splitext(budget)[1]):
+        from .budget_files import read_budget
+
+        try:
+            return read_budget(budget)
+        except ValueError as error:
+            raise ValueError(f"{name}: {error}") from None
+    known = ", ".join(repr(k) for k in PRESETS)
+    if isinstance(budget, str):
+        raise ValueError(
+            f"{name} must be a preset ({known}) or a .toml or .json budget file, got {budget!r}"
+        )
+    raise TypeError(
+        f"{name} must be a BudgetAllocation, a preset name ({known}) or the path of a .toml or "
+        f".json budget file, got {type(budget).__name__}"
+    )
+
+
+def _preset_key(name) -> str:
+    return str(name).strip().lower().replace("_", "-")
+
+
+def detailed_rho(level: str, preset: str | BudgetAllocation = DEFAULT_PRESET) -> float:
+    """ρ of the detailed (GVHR) query at ``level`` of ``preset`` (a budget,
+    :func:`as_allocation`): the one count of Kazan & Reiter's attacks (paper Table 2: ≈ 0.0992
+    for the block, ≈ 0.2465 for the block group)."""
+    return float(as_allocation(preset, "preset").rho(level, "detailed"))

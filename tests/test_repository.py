@@ -28,6 +28,7 @@ LAYERS = [
         "noise",
         "accounting",
         "budget",
+        "budget_files",
         "empirical",
         "topdown",
     },

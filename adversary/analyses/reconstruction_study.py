@@ -42,6 +42,8 @@ import numpy as np
 import pandas as pd
 
 from .._validation import scalar_integer
+from ..budget import BudgetAllocation
+from ..budget_files import budget_json, stored_budget
 from ..population.synthetic import BLOCK_SIZE_BINS, block_size_bin
 from ..scenarios.reconstruction import (
     DETAILED,
@@ -85,7 +87,9 @@ class ReconstructionStudy:
 
     ``per_bin`` blocks per size bin (at least 2, for a standard error);
     ``classification`` ``"reduced"`` (56 cells) or ``"detailed"`` (2 016);
-    ``budget`` a preset whose block-level ρ per PL 94-171 query each scale of
+    ``budget`` a preset's name, a :class:`~adversary.budget.BudgetAllocation` or a
+    budget file (stored as the preset's name or the allocation) whose block-level
+    ρ per PL 94-171 query each scale of
     ``scales`` multiplies (``inf``: no noise), in each of ``conventions``;
     ``draws``, ``tune``, ``chains`` per posterior; ``seed`` for the sample and
     every release and chain. In a population model file, declare
@@ -95,7 +99,7 @@ class ReconstructionStudy:
     name: str = "reconstruction by block size"
     per_bin: int = 20
     classification: str = "reduced"
-    budget: str = "pl94-2020-persons"
+    budget: str | BudgetAllocation = "pl94-2020-persons"
     scales: tuple[float, ...] = (1.0, 4.0, 16.0, math.inf)
     conventions: tuple[str, ...] = ("paper", "das")
     draws: int = 1000
@@ -127,6 +131,7 @@ class ReconstructionStudy:
         if not conventions or bad:
             raise ValueError(f"conventions must be among paper, das, got {self.conventions!r}")
         object.__setattr__(self, "conventions", conventions)
+        object.__setattr__(self, "budget", stored_budget(self.budget))
         try:
             pl94_queries(self.cells, budget=self.budget)  # the budget names every query
         except ValueError as error:
@@ -143,7 +148,7 @@ class ReconstructionStudy:
             "per_bin": self.per_bin,
             "classification": self.classification,
             "cells": self.cells.n_cells,
-            "budget": self.budget,
+            "budget": budget_json(self.budget),
             "scales": [s if math.isfinite(s) else "inf" for s in self.scales],
             "conventions": list(self.conventions),
             "draws": self.draws,

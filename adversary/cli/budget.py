@@ -9,7 +9,10 @@ guarantee its ρ implies at ``--delta`` (default 1e-10, the Census Bureau's)
 by two conversions: ``cks`` (Canonne, Kamath & Steinke 2020, Cor. 13; what
 the Census Bureau reports) and ``bun-steinke`` (Bun & Steinke 2016,
 Prop. 1.3: ε = ρ + 2√(ρ log(1/δ))). Each level ends with its total (zCDP
-composes by adding ρ) and the table with the grand total.
+composes by adding ρ) and the table with the grand total. ``--budget FILE``
+prints a budget file of your own (``.toml`` or ``.json``, format in
+``adversary.budget_files``) exactly as a preset is printed, its ``name`` as
+the preset's.
 
 ``--json`` prints the same numbers as one JSON object with keys:
 
@@ -39,9 +42,9 @@ import json
 import sys
 
 from ..accounting import Conversion
-from ..budget import ALL, DEFAULT_DELTA, DEFAULT_PRESET, PRESETS, get_preset
+from ..budget import ALL, DEFAULT_DELTA, DEFAULT_PRESET, PRESETS, as_allocation, get_preset
 from ..noise.conventions import as_convention
-from .common import command_parser
+from .common import add_allocation_argument, command_parser
 
 
 def register(subparsers) -> None:
@@ -53,7 +56,11 @@ def register(subparsers) -> None:
         __doc__,
         run,
     )
-    parser.add_argument("--preset", default=DEFAULT_PRESET, help=f"allocation to print: {presets}")
+    allocation = parser.add_mutually_exclusive_group()
+    allocation.add_argument(
+        "--preset", default=None, help=f"allocation to print: {presets} (default {DEFAULT_PRESET})"
+    )
+    add_allocation_argument(allocation, "--preset")
     parser.add_argument(
         "--convention",
         default="paper",
@@ -135,7 +142,10 @@ def _as_text(preset, convention, delta, rows) -> str:
 
 
 def run(args) -> int:
-    preset = get_preset(args.preset)
+    if args.budget is not None:
+        preset = as_allocation(args.budget, "--budget")
+    else:
+        preset = get_preset(args.preset or DEFAULT_PRESET)
     convention = as_convention(args.convention)
     delta = _parse_delta(args.delta)
     rows = preset.table(convention, delta, totals=True)

@@ -16,9 +16,11 @@ from ..memory import DEFAULT_BUDGET, ENVIRONMENT_VARIABLE, format_bytes
 from ..model_files import load_case
 
 __all__ = [
+    "add_allocation_argument",
     "add_attack_arguments",
     "add_budget_arguments",
     "attack_from",
+    "budgeted",
     "command_parser",
     "one_line",
     "plain_text",
@@ -93,9 +95,35 @@ def add_attack_arguments(parser, *, positional: bool = True) -> None:
     add_budget_arguments(parser)
 
 
-def add_budget_arguments(parser) -> None:
-    """The budgets: ``--memory-budget SIZE``, the memory the computation's grids may take, and
-    ``--time-budget DURATION``, the time its grids may be expected to take."""
+def add_allocation_argument(parser, default: str = "the case's own rho") -> None:
+    """``--budget FILE|PRESET``: the privacy-loss budget allocation (a preset's name or a
+    ``.toml`` / ``.json`` budget file, :func:`adversary.budget.as_allocation`)."""
+    parser.add_argument(
+        "--budget",
+        metavar="FILE|PRESET",
+        default=None,
+        help="privacy-loss budget allocation: a .toml or .json budget file or a preset "
+        "(pl94-2020-persons, pl94-2020-persons-production); an attack takes the rho of its "
+        "counts' queries from it (Getting started lists which); default: "
+        f"{default}",
+    )
+
+
+def budgeted(case, args):
+    """``case`` with its ρ from ``--budget`` when given
+    (:func:`adversary.scenarios.budgeted.with_budget`)."""
+    if getattr(args, "budget", None) is None:
+        return case
+    from ..scenarios.budgeted import with_budget
+
+    return with_budget(case, args.budget, "--budget")
+
+
+def add_budget_arguments(parser, allocation_default: str = "the case's own rho") -> None:
+    """The budgets: ``--budget FILE|PRESET``, the privacy-loss budget
+    (:func:`add_allocation_argument`); ``--memory-budget SIZE``, the memory the computation's
+    grids may take; and ``--time-budget DURATION``, the time its grids may be expected to take."""
+    add_allocation_argument(parser, allocation_default)
     parser.add_argument(
         "--memory-budget",
         metavar="SIZE",
@@ -127,9 +155,9 @@ def check_sampling_options(args) -> None:
 
 
 def attack_from(args):
-    """The attack ``args.model`` declares, with ``--tie-rule``, ``--queries`` and
+    """The attack ``args.model`` declares, with ``--budget``, ``--tie-rule``, ``--queries`` and
     ``--post-processing`` applied when given."""
-    case = load_case(args.model)
+    case = budgeted(load_case(args.model), args)
     if args.tie_rule is not None:
         case = case.replace(tie_rule=args.tie_rule)
     options = {

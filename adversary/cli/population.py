@@ -11,6 +11,9 @@ model file (``--model``: a file declaring ``POPULATION``, e.g. the shipped
 Dask cluster (one worker per core, or ``--workers``) unless ``--scheduler``
 names an existing one; input is checked before anything runs, and nothing is
 written unless the run succeeds. A progress bar goes to stderr.
+``--budget FILE|PRESET`` replaces the model's budget (each budget scale
+multiplies that allocation's ρ); ``model.preset`` in the JSON is then the
+preset's name or the allocation itself (exact fraction strings).
 
 Writes into ``--out`` (required: nothing is written anywhere else, and a
 second run into the same folder is refused while the first runs): ``records.parquet``
@@ -50,7 +53,6 @@ import json
 import sys
 from pathlib import Path
 
-from ..budget import PRESETS
 from .common import add_budget_arguments, command_parser
 
 
@@ -70,12 +72,6 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--model", required=True, metavar="MODEL_FILE", help="population model file or name"
     )
-    parser.add_argument(
-        "--budget",
-        default=None,
-        metavar="PRESET",
-        help=f"budget preset (default: the model's): {', '.join(PRESETS)}",
-    )
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS", help="Dask scheduler")
     parser.add_argument("--workers", type=int, default=None, help="local workers (default: cores)")
     parser.add_argument("--partitions", type=int, default=None, help="number of partitions")
@@ -90,7 +86,7 @@ def register(subparsers) -> None:
     parser.add_argument("--no-plots", action="store_true", help="write no figures")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    add_budget_arguments(parser)
+    add_budget_arguments(parser, "the model's")
 
 
 def run(args) -> int:
@@ -102,8 +98,10 @@ def run(args) -> int:
             raise ValueError(f"--{option} must be >= {least}, got {value}")
     if args.partitions is not None and args.partitions < 1:
         raise ValueError(f"--partitions must be >= 1, got {args.partitions}")
-    if args.budget is not None and args.budget not in PRESETS:
-        raise ValueError(f"--budget must be one of {', '.join(PRESETS)}, got {args.budget!r}")
+    if args.budget is not None:  # read once, before anything runs
+        from ..budget import as_allocation
+
+        args.budget = as_allocation(args.budget, "--budget")
     if args.scheduler is not None and args.workers is not None:
         raise ValueError("--workers starts a local cluster; it cannot be given with --scheduler")
     with locked(args.out, "--out"):
@@ -158,7 +156,6 @@ def _reconstruction(args, study, data, described) -> int:
     """``adversary population`` for a model file declaring ``RECONSTRUCTION``."""
     from dataclasses import replace
 
-    from ..budget import get_preset
     from ..population.reconstruction import survey
     from ..population.reconstruction_output import summary_text, survey_json
 
@@ -167,7 +164,7 @@ def _reconstruction(args, study, data, described) -> int:
             flag = "--" + option.replace("_", "-")
             raise ValueError(f"{flag} does not apply to a reconstruction model (RECONSTRUCTION)")
     if args.budget is not None:
-        study = replace(study, budget=get_preset(args.budget).name)
+        study = replace(study, budget=args.budget)
     result = survey(data, study, args.out, **_cluster_options(args))
     return _report(
         args, {"data": described, **survey_json(result, study)}, summary_text(result, study)

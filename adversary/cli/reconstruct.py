@@ -10,6 +10,8 @@ cell drawn from its exact full conditional), ``auto`` (default) is exact when
 every histogram fits the memory budget. Sampled figures come with their Monte Carlo standard errors.
 A chain's memory (its draws of every cell, and the sampler's tables) is sized before it runs and
 refused beyond --memory-budget; its progress goes to stderr (--no-progress: none).
+With --budget FILE|PRESET each count gets the block-level ρ of its query (named by
+its label, e.g. race[3]) in that allocation, given the case's stated releases.
 
 ``--json`` prints one object with keys:
 
@@ -49,7 +51,7 @@ from ..measures.decision import TIE_RULES
 from ..model_files import ModelFileError, load_module
 from ..scenarios.reconstruction import ReconstructionCase, enumerable, reconstruct
 from ..scenarios.reconstruction.data_holder import holder_measures
-from .common import add_budget_arguments, check_sampling_options, command_parser
+from .common import add_budget_arguments, budgeted, check_sampling_options, command_parser
 
 #: ``adversary risk``'s release sets and seed for a reconstruction case, unless given.
 HOLDER_REPLICATIONS, HOLDER_SEED = 20, 2020
@@ -95,6 +97,7 @@ def run(args) -> int:
             f"model {str(args.model)!r}: CASE must be a ReconstructionCase, got {found}"
         )
     check_sampling_options(args)
+    case = budgeted(case, args)
     if args.tie_rule is not None:
         case = case.replace(tie_rule=args.tie_rule)
     sample = {"draws": args.draws, "chains": args.chains, "random_seed": args.seed}
@@ -144,8 +147,10 @@ def holder_run(case: ReconstructionCase, args) -> int:
     if args.sweep or args.prior is not None:
         raise ValueError(
             "--sweep and --prior apply to attacks; a reconstruction case takes "
-            "--replications, --seed and --tie-rule"
+            "--replications, --seed, --tie-rule and --budget"
         )
+    if args.budget is not None:  # the measures draw their own releases from the truth
+        case = budgeted(case.replace(releases=None), args)
     if args.tie_rule is not None:
         case = case.replace(tie_rule=args.tie_rule)
     method = "exact" if enumerable(case) else "mcmc"

@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from .._validation import as_positive, as_probability
-from ..budget import DEFAULT_PRESET, get_preset
+from ..budget import DEFAULT_PRESET, BudgetAllocation, as_allocation
+from ..budget_files import budget_json, stored_budget
 from ..measures.decision import DEFAULT_TIE_RULE, check_tie_rule
 from ..measures.releases import DEFAULT_TAIL_MASS
 from ..model_files import load_module
@@ -54,9 +55,11 @@ class PopulationModel:
         ``{label: scale}``: each run multiplies every ρ of the preset by
         ``scale`` (1 = the preset as published).
     ``preset``, ``query``, ``convention``
-        Budget preset (:func:`adversary.budget.get_preset`; the command line's
-        ``--budget`` overrides it), the query whose ρ each level's release
-        uses, and the noise convention (``paper`` or ``das``).
+        The budget: a preset's name, a :class:`~adversary.budget.BudgetAllocation`
+        or a budget file (:func:`adversary.budget.as_allocation`; stored as the
+        preset's name or the allocation; the command line's ``--budget``
+        overrides it), the query whose ρ each level's release uses, and the
+        noise convention (``paper`` or ``das``).
     ``small_cell_max``
         Persons in cells of at most this many people in their block are
         assessed (1: the unique; ``m = x1 - 1`` others share the cell), and a
@@ -77,7 +80,7 @@ class PopulationModel:
     priors: dict[str, float]
     budgets: dict[str, float] = field(default_factory=lambda: {"x1": 1.0})
     attacks: tuple[str, ...] = ATTACKS
-    preset: str = DEFAULT_PRESET
+    preset: str | BudgetAllocation = DEFAULT_PRESET
     query: str = "detailed"
     convention: str = "paper"
     small_cell_max: int = 1
@@ -104,7 +107,8 @@ class PopulationModel:
         if not self.budgets:
             raise ValueError("budgets must map at least one label to a scale > 0")
         as_positive(list(self.budgets.values()), "budgets")
-        allocation = get_preset(self.preset)
+        object.__setattr__(self, "preset", stored_budget(self.preset, "preset"))
+        allocation = as_allocation(self.preset)
         for level in LEVELS:
             allocation.sigma2(level, self.query, self.convention)  # measured at every level
         as_convention(self.convention)
@@ -127,18 +131,18 @@ class PopulationModel:
             )
         as_probability(self.tail_mass, "tail_mass")
 
-    def with_preset(self, preset: str | None) -> PopulationModel:
-        """This model with another budget preset (``None``: unchanged)."""
+    def with_preset(self, preset: str | BudgetAllocation | None) -> PopulationModel:
+        """This model with another budget (a preset, allocation or file; ``None``: unchanged)."""
         if preset is None:
             return self
         from dataclasses import replace
 
-        return replace(self, preset=get_preset(preset).name)
+        return replace(self, preset=as_allocation(preset, "--budget"))
 
     def rhos(self, budget_label: str) -> dict[str, float]:
         """ρ of :attr:`query` at each level of :data:`LEVELS` under one budget."""
         scale = float(self.budgets[budget_label])
-        allocation = get_preset(self.preset)
+        allocation = as_allocation(self.preset)
         return {level: scale * allocation.rho(level, self.query) for level in LEVELS}
 
     def describe(self) -> dict:
@@ -149,7 +153,7 @@ class PopulationModel:
             "attacks": list(self.attacks),
             "priors": dict(self.priors),
             "budgets": dict(self.budgets),
-            "preset": self.preset,
+            "preset": budget_json(self.preset),
             "query": self.query,
             "convention": str(self.convention),
             "small_cell_max": int(self.small_cell_max),

@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from ..analyses import sequential
-from ..budget import DEFAULT_PRESET, get_preset
+from ..budget import DEFAULT_PRESET, BudgetAllocation, as_allocation
 from ..measures.releases import DEFAULT_TAIL_MASS
 from ..model_files import load_case
 from ..scenarios.block_group.prior import bounded_uniform, improper_uniform
@@ -92,7 +92,7 @@ class Headline:
     compute: Callable[[str], dict[tuple[str, str], float]]
 
 
-def headline_cases(preset: str = DEFAULT_PRESET) -> dict:
+def headline_cases(preset: str | BudgetAllocation = DEFAULT_PRESET) -> dict:
     """The shipped cases behind the headline numbers, with every ρ from ``preset``.
 
     Keys: ``"single_block"`` (``dare_county``), ``"block_group"``
@@ -104,7 +104,7 @@ def headline_cases(preset: str = DEFAULT_PRESET) -> dict:
     them from ``pl94-2020-persons``. The convention is each file's own
     (``"paper"``); set it with :func:`dataclasses.replace`.
     """
-    allocation = get_preset(preset)
+    allocation = as_allocation(preset, "preset")
     block = float(allocation.rho("block", "detailed"))
     group = float(allocation.rho("block_group", "detailed"))
     levels = load_case("unique_many_levels")
@@ -130,7 +130,9 @@ def _measures(case, quantities, **options) -> dict[tuple[str, str], float]:
     }
 
 
-def _headlines(preset: str, tail_mass: float, grid_width: float) -> tuple[Headline, ...]:
+def _headlines(
+    preset: str | BudgetAllocation, tail_mass: float, grid_width: float
+) -> tuple[Headline, ...]:
     cases = headline_cases(preset)
     single = cases["single_block"]
     group = cases["block_group"]
@@ -197,7 +199,7 @@ def _headlines(preset: str, tail_mass: float, grid_width: float) -> tuple[Headli
 
 
 def convention_table(
-    preset: str = DEFAULT_PRESET,
+    preset: str | BudgetAllocation = DEFAULT_PRESET,
     *,
     scenarios=None,
     tail_mass: float = DEFAULT_TAIL_MASS,

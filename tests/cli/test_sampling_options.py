@@ -47,5 +47,5 @@ def test_population_names_the_budget_option_for_an_unknown_preset(capsys, tmp_pa
     assert status == 2
     assert not (tmp_path / "out").exists()
     err = capsys.readouterr().err.strip()
-    assert err.startswith("adversary population: error: --budget must be one of ")
+    assert err.startswith("adversary population: error: --budget must be a preset (")
     assert err.endswith("got 'x'") and len(err.splitlines()) == 1

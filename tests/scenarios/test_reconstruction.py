@@ -312,11 +312,9 @@ def test_rhos_can_name_a_budget_preset():
     )
     assert named.rhos == rhos
     assert named.noise() == ReconstructionCase(**fields, queries=queries, rhos=rhos).noise()
-    with pytest.raises(
-        ValueError, match="rhos: budget preset 'pl94-2020-persons' needs query_labels"
-    ):
+    with pytest.raises(ValueError, match="rhos: budget 'pl94-2020-persons' needs query_labels"):
         ReconstructionCase(**fields, queries=queries, rhos="pl94-2020-persons")
     with pytest.raises(
-        ValueError, match="rhos: a string names a budget preset; preset must be one"
+        ValueError, match="rhos: a string names a budget preset or file; rhos must be a preset"
     ):
         ReconstructionCase(**fields, queries=queries, rhos="2030", query_labels=labels)

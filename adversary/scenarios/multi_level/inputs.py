@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._validation import as_counts, as_integers, as_positive, last_axis, nonempty_last_axis
-from ...budget import DEFAULT_PRESET, get_preset
+from ...budget import DEFAULT_PRESET, BudgetAllocation, as_allocation
 from ...measures.noise import resolve_many
 from ...noise import noise_variance
 
@@ -17,9 +17,13 @@ from ...noise import noise_variance
 LEVELS_2020 = ("block", "block_group", "tract", "county", "state", "us")
 
 
-def rhos_2020(levels: int = 6, *, preset: str = DEFAULT_PRESET, query: str = "detailed"):
+def rhos_2020(
+    levels: int = 6, *, preset: str | BudgetAllocation = DEFAULT_PRESET, query: str = "detailed"
+):
     """ρ of ``query`` at the first ``levels`` levels of block → block group → tract → county
-    → state → US (:data:`LEVELS_2020`, the order of S1.3), from a budget preset.
+    → state → US (:data:`LEVELS_2020`, the order of S1.3), from a budget: a preset's
+    name, a :class:`~adversary.budget.BudgetAllocation` or a budget file
+    (:func:`~adversary.budget.as_allocation`).
 
     The default is the 2020 persons file's detailed (GVHR) query, paper
     Table 2: ≈ 0.0992, 0.2465, 0.0504, 0.0514, 0.0505, 0.0509. The noise
@@ -31,7 +35,7 @@ def rhos_2020(levels: int = 6, *, preset: str = DEFAULT_PRESET, query: str = "de
         or not 1 <= levels <= len(LEVELS_2020)
     ):
         raise ValueError(f"levels must be an integer from 1 to {len(LEVELS_2020)}, got {levels!r}")
-    allocation = get_preset(preset)
+    allocation = as_allocation(preset, "preset")
     return np.array([allocation.rho(level, query) for level in LEVELS_2020[:levels]])
 
 

@@ -12,7 +12,8 @@ import pytensor.tensor as pt
 import xarray as xr
 
 from ..._validation import as_index, scalar_positive
-from ...budget import BudgetAllocation, get_preset
+from ...budget import BudgetAllocation, as_allocation
+from ...budget_files import stored_budget
 from ...measures.decision import DEFAULT_TIE_RULE, check_tie_rule
 from ...measures.marginal import MarginalMeasures
 from ...measures.protocol import CaseFields
@@ -65,9 +66,10 @@ class MultiQueryCase(CaseFields):
     ``truth`` is the target's cell (an index, a label of the classification's
     ``cell_labels()`` or ``{attribute: level}``; stored as the index).
     ``queries`` is ``"detailed"``, ``"all"`` or a list of PL 94-171 query
-    names; each count's ρ is its query's share at its level of ``budget``'s (a
-    preset's name or a :class:`~adversary.budget.BudgetAllocation`) total ρ
-    ``rho_total`` (default, and stored: the budget's, 2.56 for the 2020
+    names; ``budget`` a preset's name, a :class:`~adversary.budget.BudgetAllocation` or a
+    budget file (stored as the preset's name or the allocation); each count's ρ is its
+    query's share at its level of ``budget``'s
+    total ρ ``rho_total`` (default, and stored: the budget's, 2.56 for the 2020
     persons file; another value scales the whole budget), its noise the discrete Gaussian of
     ``convention`` (σ² = 1/(2ρ) for ``"paper"``, 1/ρ for ``"das"``) or
     ``mechanism`` for every count. ``releases`` are the looks' noisy counts
@@ -118,10 +120,9 @@ class MultiQueryCase(CaseFields):
             set_("cell", self._cell(self.cell, "cell"))
         set_("queries", query_names(self.queries))
         set_("levels", (self.levels,) if isinstance(self.levels, str) else tuple(self.levels))
+        set_("budget", stored_budget(self.budget))
         if self.rho_total is None:  # the budget's own, stored: choose_rho can vary it
-            budget = self.budget
-            budget = budget if isinstance(budget, BudgetAllocation) else get_preset(budget)
-            set_("rho_total", float(budget.rho_total))
+            set_("rho_total", float(as_allocation(self.budget).rho_total))
         set_("rho_total", scalar_positive(self.rho_total, "rho_total"))
         noise_variance(1.0, self.convention)
         if self.mechanism is not None and not isinstance(self.mechanism, NoiseMechanism):

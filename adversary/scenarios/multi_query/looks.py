@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...budget import BudgetAllocation, get_preset
+from ...budget import BudgetAllocation, as_allocation
 from ..reconstruction.classification import PL94_QUERIES, Classification
 
 __all__ = ["QUERY_SETS", "TargetLooks", "query_names", "target_looks"]
@@ -82,12 +82,12 @@ def target_looks(
     """The counts of ``queries`` at ``levels`` that hold a ``watched`` cell, as looks at the target.
 
     ``possible`` and ``watched`` are indices of cells of ``classification``;
-    each query's ρ at each level is its share of ``budget``'s total ρ (a
-    preset's name or a :class:`~adversary.budget.BudgetAllocation`), or of
-    ``rho_total`` when given (a query the budget does not measure at a level,
+    each query's ρ at each level is its share of ``budget``'s total ρ (a preset's name, an
+    allocation or a budget file, :func:`~adversary.budget.as_allocation`), or of
+    ``rho_total`` when given (a query the preset does not measure at a level,
     ρ = 0, gives no count).
     """
-    preset = budget if isinstance(budget, BudgetAllocation) else get_preset(budget)
+    preset = as_allocation(budget, "budget")
     scale = 1.0 if rho_total is None else float(rho_total) / float(preset.rho_total)
     levels = (levels,) if isinstance(levels, str) else tuple(levels)
     if not levels:

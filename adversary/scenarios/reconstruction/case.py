@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,7 +12,7 @@ import pymc as pm
 import pytensor.tensor as pt
 
 from ..._validation import as_integers, as_positive, scalar_integer, scalar_positive
-from ...budget import get_preset
+from ...budget import BudgetAllocation, as_allocation
 from ...distributions import DiscreteGaussian, NoiseRelease
 from ...measures.decision import DEFAULT_TIE_RULE, check_tie_rule
 from ...measures.releases import DEFAULT_TAIL_MASS
@@ -38,7 +39,8 @@ class ReconstructionCase:
       the sum of those cells);
     - ``rhos`` — one ρ per released count (or one for all), the noise the
       discrete Gaussian of ``convention`` (``"paper"``: σ² = 1/(2ρ); ``"das"``:
-      σ² = 1/ρ); or the name of a budget preset (``"pl94-2020-persons"``):
+      σ² = 1/ρ); or a budget — a preset's name (``"pl94-2020-persons"``), a
+      :class:`~adversary.budget.BudgetAllocation` or a budget file's path:
       each count gets the block-level ρ of its query, named by its label
       (``"race[3]"`` is a count of the ``race`` query), stored as the ρ per
       count; or ``mechanism`` — one noise mechanism of the package, or one
@@ -98,7 +100,7 @@ class ReconstructionCase:
                 f"query_labels must name each of the {len(self.queries)} queries, got {len(labels)}"
             )
         set_("query_labels", tuple(str(label) for label in labels))
-        if isinstance(self.rhos, str):
+        if isinstance(self.rhos, str | os.PathLike | BudgetAllocation):
             set_("rhos", _preset_rhos(self.rhos, self.query_labels))
         rhos, mechanisms = _noise(self.rhos, self.mechanism, self.convention, len(self.queries))
         if self.rhos is not None:
@@ -292,18 +294,18 @@ def _integers(value, name: str, size: int | None) -> tuple[int, ...]:
     return tuple(int(x) for x in array)
 
 
-def _preset_rhos(preset: str, labels: tuple[str, ...]) -> tuple[float, ...]:
-    """The block-level ρ of each count's query (its label up to ``[``) in a budget preset."""
+def _preset_rhos(preset, labels: tuple[str, ...]) -> tuple[float, ...]:
+    """The block-level ρ of each count's query (its label up to ``[``) in a budget."""
     try:
-        allocation = get_preset(preset)
+        allocation = as_allocation(preset, "rhos")
     except ValueError as error:
-        raise ValueError(f"rhos: a string names a budget preset; {error}") from None
+        raise ValueError(f"rhos: a string names a budget preset or file; {error}") from None
     names = [label.split("[")[0] for label in labels]
     try:
         return tuple(float(allocation.rho("block", name)) for name in names)
     except (KeyError, ValueError) as error:
         raise ValueError(
-            f"rhos: budget preset {preset!r} needs query_labels naming each count's query "
+            f"rhos: budget {allocation.name!r} needs query_labels naming each count's query "
             f"(e.g. 'race[3]'); {error}"
         ) from None
 

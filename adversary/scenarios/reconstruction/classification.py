@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...budget import get_preset
+from ...budget import BudgetAllocation, as_allocation
 
 __all__ = ["DETAILED", "PL94_QUERIES", "REDUCED", "Classification", "pl94_queries"]
 
@@ -109,21 +109,22 @@ def pl94_queries(
     classification: Classification,
     names=None,
     *,
-    budget: str = "pl94-2020-persons",
+    budget: str | BudgetAllocation = "pl94-2020-persons",
     level: str = "block",
     scale: float = 1.0,
 ) -> tuple[tuple[tuple[int, ...], ...], tuple[float, ...], tuple[str, ...]]:
     """The released counts of the PL 94-171 queries ``names`` (default all ten) on a classification.
 
     Returns ``(queries, rhos, labels)``: one tuple of cell indices, one ρ
-    (the query's share of ``budget`` at ``level``, times ``scale``) and one
+    (the query's share of ``budget`` — a preset's name, an allocation or a budget
+    file, :func:`~adversary.budget.as_allocation` — at ``level``, times ``scale``) and one
     label (``"race[3]"``) per released count.
     """
     names = tuple(PL94_QUERIES) if names is None else tuple(names)
     unknown = [q for q in names if q not in PL94_QUERIES]
     if unknown:
         raise ValueError(f"names: {unknown} are not PL 94-171 queries; have {list(PL94_QUERIES)}")
-    preset = get_preset(budget)
+    preset = as_allocation(budget, "budget")
     queries, rhos, labels = [], [], []
     for query in names:
         rho = float(preset.rho(level, query)) * float(scale)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...budget import BudgetAllocation
 from .case import ReconstructionCase
 from .classification import Classification, pl94_queries
 
@@ -43,7 +44,7 @@ def pl94_block(
     *,
     seed,
     description: str = "",
-    budget: str = "pl94-2020-persons",
+    budget: str | BudgetAllocation = "pl94-2020-persons",
     convention: str = "paper",
 ) -> ReconstructionCase:
     """A block of ``n`` persons on ``classification``, released as the ten PL 94-171 tables.
