@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from adversary.analyses.reconstruction_study import block_cells
 from adversary.budget import get_preset
 from adversary.population.synthetic import synthetic_population
 from adversary.topdown import topdown_many
@@ -36,9 +37,15 @@ def allocation_of(shares: dict) -> object:
 DETAILED_ONLY = allocation_of({"detailed": 1})
 
 
+def population_truth(persons: int, seed: int):
+    """The true tables of a synthetic population, each person in their cell."""
+    population = synthetic_population(persons, seed=seed)
+    return truth_tables(population.assign(cell=block_cells(population)))
+
+
 @pytest.fixture(scope="module")
 def truth():
-    return truth_tables(synthetic_population(3_000, seed=5))
+    return population_truth(3_000, seed=5)
 
 
 def counties_of(truth, level):
@@ -140,7 +147,7 @@ def check_published(tree, truth):
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(persons=st.integers(50, 2_500), seed=st.integers(0, 2**16), detailed=st.integers(1, 9))
 def test_published_tables_are_consistent_nonnegative_integers(persons, seed, detailed):
-    truth = truth_tables(synthetic_population(persons, seed=seed))
+    truth = population_truth(persons, seed)
     allocation = allocation_of(
         {
             "detailed": Fraction(detailed, 10),
@@ -182,9 +189,7 @@ def test_a_level_that_does_not_identify_the_cells_is_refused(truth):
         every_query_topdown(truth, allocation)
 
 
-def test_truth_from_a_table_of_cell_counts_equals_truth_from_persons(truth):
-    from adversary.analyses.reconstruction_study import block_cells
-
+def test_truth_from_a_table_of_cell_counts_equals_truth_from_records(truth):
     persons = synthetic_population(3_000, seed=5)
     table = persons[list(LEVELS)].assign(cell=block_cells(persons), count=1)
     table = table.groupby([*LEVELS, "cell"], as_index=False)["count"].sum()

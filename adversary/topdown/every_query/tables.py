@@ -8,10 +8,13 @@ a Dataset with ``counts`` of dims ``("unit", "cell")`` (``("run", "unit",
 ``0 … n−1``. Units are ordered by their parent's position, then by id, so
 each parent's children are contiguous.
 
-:func:`truth_tables` counts them from a synthetic population's persons (each
-person's cell by :func:`adversary.analyses.reconstruction_study.block_cells`)
-or from a table of true cell counts per block (columns ``state``, ``county``,
-``tract``, ``block_group``, ``block``, ``cell``, ``count``).
+:func:`truth_tables` counts them from a table with columns ``state``,
+``county``, ``tract``, ``block_group``, ``block`` and ``cell`` (the cell
+index on the classification) and optionally ``count`` (the persons of the
+row; default one per row): true cell counts per block, or a synthetic
+population's persons with their cells,
+``persons.assign(cell=block_cells(persons, classification))``
+(:func:`adversary.analyses.reconstruction_study.block_cells`).
 """
 
 from __future__ import annotations
@@ -42,20 +45,17 @@ def truth_tables(data: pd.DataFrame, classification: Classification = REDUCED) -
     """The true cell counts of every unit of every level (module docstring)."""
     if not isinstance(data, pd.DataFrame):
         raise TypeError(f"data must be a DataFrame, got {type(data).__name__}")
-    missing = [c for c in LEVELS if c not in data.columns]
+    missing = [c for c in (*LEVELS, "cell") if c not in data.columns]
     if missing:
         raise ValueError(f"data: columns {missing} are missing")
-    if "cell" in data.columns:
-        cells = data["cell"].to_numpy()
-        weights = data["count"].to_numpy() if "count" in data.columns else np.ones(len(data))
-        if cells.size and (cells.min() < 0 or cells.max() >= classification.n_cells):
-            raise ValueError(f"data: cell outside 0..{classification.n_cells - 1}")
-        if np.any(weights < 0) or np.any(weights != np.round(weights)):
-            raise ValueError("data: count must hold integers >= 0")
-    else:
-        from ...analyses.reconstruction_study import block_cells
-
-        cells, weights = block_cells(data, classification), np.ones(len(data))
+    cells = data["cell"].to_numpy()
+    weights = data["count"].to_numpy() if "count" in data.columns else np.ones(len(data))
+    if not np.issubdtype(cells.dtype, np.integer) or (
+        cells.size and (cells.min() < 0 or cells.max() >= classification.n_cells)
+    ):
+        raise ValueError(f"data: cell must hold integers 0..{classification.n_cells - 1}")
+    if np.any(weights < 0) or np.any(weights != np.round(weights)):
+        raise ValueError("data: count must hold integers >= 0")
     geography = data[list(LEVELS)]
     blocks = geography.drop_duplicates().sort_values(list(LEVELS))
     for upper, lower in itertools.pairwise(LEVELS):
