@@ -29,21 +29,26 @@ import argparse
 import dataclasses
 import itertools
 import json
-import os
-import platform
 import sys
 import time
 from fractions import Fraction
+from pathlib import Path
 
-import numpy as np
-import pandas as pd
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the shared modules, when imported
+from _compiledir import choose_compiledir
 
-from adversary.analyses.reconstruction_study import block_cells
-from adversary.budget import get_preset
-from adversary.population.cluster import local_cluster
-from adversary.population.synthetic import synthetic_population
-from adversary.topdown import every_query_topdown, truth_tables
-from adversary.topdown.every_query import LEVELS
+choose_compiledir()  # before PyTensor is imported (by the analyses and _gibbs)
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from _gibbs import environment  # noqa: E402
+
+from adversary.analyses.reconstruction_study import block_cells  # noqa: E402
+from adversary.budget import get_preset  # noqa: E402
+from adversary.population.cluster import local_cluster  # noqa: E402
+from adversary.population.synthetic import synthetic_population  # noqa: E402
+from adversary.topdown import every_query_topdown, truth_tables  # noqa: E402
+from adversary.topdown.every_query import LEVELS  # noqa: E402
 
 #: The issue's target for every query over a million persons on 2 cores, in seconds.
 TARGET_S = 120.0
@@ -102,12 +107,7 @@ def run(persons: int, workers: int, seed: int = 0) -> dict:
         "rows": rows,
         "target_s": TARGET_S,
         "within_target": rows["every query"]["seconds"] < TARGET_S,
-        "environment": {
-            "python": platform.python_version(),
-            "numpy": np.__version__,
-            "cpus": os.cpu_count(),
-            "load_average_1min": os.getloadavg()[0],
-        },
+        "environment": environment(),
     }
 
 

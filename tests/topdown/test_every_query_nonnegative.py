@@ -125,3 +125,13 @@ def test_bad_input_is_refused_in_one_line():
         nonnegative_family_fit(estimates, 0 * information, starts, totals)
     with pytest.raises(ValueError, match=r"^starts must rise"):
         nonnegative_family_fit(estimates, information, starts[::-1], totals)
+
+
+def test_a_tiny_positive_total_on_cells_all_at_zero_is_met():
+    # ADMM leaves both cells at 0; the polish must free one to meet the total (it ran out of
+    # steps before: found by hypothesis)
+    estimates, information, _, _ = problem(0, 2, 1)
+    ones, total = np.ones((2, 1)), 2.0**-24
+    x = nonnegative_family_fit(estimates[:1], information, [0, 1], [[total]], ones)
+    assert_kkt(x, estimates[:1], information, np.array([0, 1]), np.array([[total]]), ones)
+    assert x.sum() == pytest.approx(total, rel=1e-9)

@@ -212,20 +212,26 @@ class _Families:
     def check(self, active: np.ndarray):
         """Solve with ``active`` and test each family's KKT conditions: ``(met, the free
         cells below 0, the active cells of negative μ, the fit)``."""
-        x, multipliers = self.solve_active(active)
+        x, multipliers, degenerate = self.solve_active(active)
         mu = (x - self.b) @ self.m - (multipliers @ self.e.T)[self.family]
         free = ~active
         low_x, low_mu = free & (x < -self.tol_x), active & (mu < -self.tol_mu)
+        for f, i in zip(*np.nonzero(degenerate & (self.p > self.tol_x)), strict=True):
+            # a positive total over active cells only: free the one of least μ (0)
+            rows = slice(self.starts[f], self.starts[f + 1])
+            under = np.where(self.e[:, i] > 0, mu[rows], np.inf)
+            child, cell = np.unravel_index(np.argmin(under), under.shape)
+            low_mu[self.starts[f] + child, cell] = True
         off = free & (np.abs(mu) > self.tol_mu)  # the linear solve itself is off
         gap = np.abs(np.add.reduceat(x, self.starts[:-1], axis=0) @ self.e - self.p)
         bad = np.logical_or.reduceat(np.any(low_x | low_mu | off, axis=1), self.starts[:-1])
         met = ~bad & np.all(gap <= self.tol_x * self.sizes[:, None], axis=1)
         return met, low_x, low_mu, np.where(free, np.maximum(x, 0.0), 0.0)
 
-    def solve_active(self, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def solve_active(self, active: np.ndarray):
         """``x`` and ``λ`` meeting ``M(x_c − b_c) = Eλ_f`` on the free cells, ``x = 0`` on the
-        active ones and the families' constraints; a constraint over active cells only gets
-        the largest ``λ`` keeping every ``μ ≥ 0``."""
+        active ones and the families' constraints, and which constraints are over active
+        cells only (families × constraints): these get the largest ``λ`` keeping ``μ ≥ 0``."""
         m, e, starts = self.m, self.e, self.starts
         free = ~active
         pair = free[:, :, None] & free[:, None, :]
@@ -246,4 +252,4 @@ class _Families:
                 [np.min(lowest[:, e[:, i] > 0], axis=1) for i in range(e.shape[1])], axis=1
             )
             multipliers = np.where(degenerate, bound, multipliers)
-        return x, multipliers
+        return x, multipliers, degenerate

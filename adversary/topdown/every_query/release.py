@@ -149,41 +149,11 @@ def _releases(truth, allocation, runs, classification, convention, queries, seed
     return tree, out
 
 
-def _tree(tree: Hierarchy, out: dict, keep_runs: bool) -> xr.DataTree:
+def _tree(tree: Hierarchy, out: dict) -> xr.DataTree:
     nodes = {
-        level: level_dataset(
-            out[level] if keep_runs else out[level][0], tree.units[level], tree.parents[level]
-        )
-        for level in LEVELS
+        level: level_dataset(out[level], tree.units[level], tree.parents[level]) for level in LEVELS
     }
     return xr.DataTree.from_dict(nodes)
-
-
-def every_query_topdown(
-    truth: xr.DataTree,
-    allocation,
-    *,
-    classification: Classification = REDUCED,
-    convention="das",
-    queries=None,
-    seed: int = 0,
-    nonnegative: bool = True,
-    rounded: bool = True,
-    client=None,
-) -> xr.DataTree:
-    """One release of TopDown with every query of ``allocation`` (module docstring).
-
-    ``truth``: the true tables (:func:`~.tables.truth_tables`); ``queries``:
-    the queries measured where funded (default every PL 94-171 query);
-    ``convention``: σ² from ρ (``"das"``: 1/ρ). Returns the published tables
-    in the same format (int64 counts when ``rounded``, else float64). The same
-    as run 0 of :func:`every_query_runs`.
-    """
-    options = (nonnegative, rounded)
-    tree, out = _releases(
-        truth, allocation, 1, classification, convention, queries, seed, options, client
-    )
-    return _tree(tree, out, keep_runs=False)
 
 
 def every_query_runs(
@@ -199,10 +169,24 @@ def every_query_runs(
     rounded: bool = True,
     client=None,
 ) -> xr.DataTree:
-    """``runs`` independent releases (:func:`every_query_topdown` with runs 0 … runs − 1 of
-    ``seed``): counts of dims ``("run", "unit", "cell")``."""
+    """``runs`` independent releases of TopDown with every query of ``allocation``: counts of
+    dims ``("run", "unit", "cell")`` (module docstring).
+
+    ``truth``: the true tables (:func:`~.tables.truth_tables`); ``queries``:
+    the queries measured where funded (default every PL 94-171 query);
+    ``convention``: σ² from ρ (``"das"``: 1/ρ); ``seed``: run ``r``'s county
+    ``k`` draws from :func:`~.measure.unit_generator` ``(seed, r, level, k)``.
+    Returns the published tables in the truth's format (int64 counts when
+    ``rounded``, else float64).
+    """
     options = (nonnegative, rounded)
     tree, out = _releases(
         truth, allocation, runs, classification, convention, queries, seed, options, client
     )
-    return _tree(tree, out, keep_runs=True)
+    return _tree(tree, out)
+
+
+def every_query_topdown(truth: xr.DataTree, allocation, **options) -> xr.DataTree:
+    """One release: run 0 of :func:`every_query_runs` (the same keyword ``options``), its
+    counts of dims ``("unit", "cell")``."""
+    return every_query_runs(truth, allocation, 1, **options).isel(run=0, drop=True)
