@@ -199,3 +199,20 @@ def test_truth_from_a_table_of_cell_counts_equals_truth_from_records(truth):
         assert xr_equal
     assert truth["state"]["counts"].values.sum() == 3_000
     assert truth["state"]["parent"].values.tolist() == [-1]
+
+
+def test_bad_input_is_refused_in_one_line(truth):
+    with pytest.raises(ValueError, match=r"^runs must be an integer >= 1, got 0"):
+        every_query_runs(truth, PRESET, 0)
+    with pytest.raises(TypeError, match=r"^nonnegative must be True or False"):
+        every_query_topdown(truth, PRESET, nonnegative="yes")
+    with pytest.raises(ValueError, match=r"^seed must be an integer >= 0"):
+        every_query_topdown(truth, PRESET, seed=-1)
+    with pytest.raises(TypeError, match=r"^truth must be an xarray.DataTree"):
+        every_query_topdown(truth["block"].dataset, PRESET)
+    from adversary.scenarios.reconstruction import DETAILED
+
+    with pytest.raises(ValueError, match=r"^truth: state counts must be units × 2016 cells"):
+        every_query_topdown(truth, PRESET, classification=DETAILED)
+    with pytest.raises(ValueError, match=r"^data: columns \['cell'\] are missing"):
+        truth_tables(synthetic_population(100, seed=1))
