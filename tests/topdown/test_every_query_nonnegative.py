@@ -135,3 +135,26 @@ def test_a_tiny_positive_total_on_cells_all_at_zero_is_met():
     x = nonnegative_family_fit(estimates[:1], information, [0, 1], [[total]], ones)
     assert_kkt(x, estimates[:1], information, np.array([0, 1]), np.array([[total]]), ones)
     assert x.sum() == pytest.approx(total, rel=1e-9)
+
+
+def test_a_small_memory_budget_polishes_in_chunks_to_the_same_fit(monkeypatch):
+    from adversary.memory import memory_budget
+
+    estimates, information, starts, totals = problem(4, 4, 12)
+    whole = nonnegative_family_fit(estimates, information, starts, totals)
+    polished = []
+    original = module._Families.polish
+    monkeypatch.setattr(
+        module._Families,
+        "polish",
+        lambda self, active: polished.append(self.b.shape[0]) or original(self, active),
+    )
+    with memory_budget(8 * module.POLISH_ARRAYS * 16 * 5):  # five children's matrices
+        chunked = nonnegative_family_fit(estimates, information, starts, totals)
+    np.testing.assert_allclose(chunked, whole, atol=1e-9)
+    assert max(polished) <= 5 + 4  # at most one family (≤ 4 children) over the chunk
+    with (
+        memory_budget(8 * module.POLISH_ARRAYS * 16 * 3),
+        pytest.raises(ValueError, match="the non-negative fit"),
+    ):
+        nonnegative_family_fit(estimates, information, starts, totals)  # a family of 4

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...memory import check_memory
+from ...memory import affordable_rows, check_memory
 
 __all__ = ["CORRECTIONS", "MAX_ITERATIONS", "TOLERANCE", "nonnegative_family_fit"]
 
@@ -95,7 +95,9 @@ def nonnegative_family_fit(
     """
     b, m, eigenvalues, starts, p, e = _checked(estimates, information, starts, totals, constraint)
     n, d = b.shape
-    check_memory(8.0 * POLISH_ARRAYS * n * d * d, f"the non-negative fit ({n} units × {d} cells)")
+    per_row = 8.0 * POLISH_ARRAYS * d * d
+    check_memory(per_row * np.diff(starts).max(), f"the non-negative fit (a family × {d} cells)")
+    polish_rows = affordable_rows(per_row, n, f"the non-negative fit ({d} cells)")
     scale = 1.0 + max(np.abs(b).max(), p.max(initial=0.0))
     part = _Families(b, b @ m, m, e, np.diff(starts), p, tolerance * scale, np.arange(len(p)))
     part.tol_mu = part.tol_x * eigenvalues[-1]
@@ -124,7 +126,7 @@ def nonnegative_family_fit(
         ready = ~tried
         if not ready.any():
             continue
-        polished, met = part.subset(ready).polish(active[part.rows(ready)])
+        polished, met = part.subset(ready).polish_in_chunks(active[part.rows(ready)], polish_rows)
         tried[ready] = True
         finished = np.zeros_like(ready)
         finished[np.flatnonzero(ready)[met]] = True
@@ -190,6 +192,17 @@ class _Families:
             self.tol_mu,
         )
         return part
+
+    def polish_in_chunks(self, active: np.ndarray, rows: int) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`polish` of whole families at most ``rows`` children at a time (one family
+        more when it alone is larger): the memory of the children's matrices is bounded."""
+        fitted, met = np.zeros_like(self.b), np.zeros(self.sizes.size, dtype=bool)
+        chunk = np.cumsum(self.sizes) // max(rows, 1)  # families in chunks of about ``rows``
+        for label in np.unique(chunk):
+            families = chunk == label
+            mask = self.rows(families)
+            fitted[mask], met[families] = self.subset(families).polish(active[mask])
+        return fitted, met
 
     def polish(self, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The exact optimum of each family from the active set ``active`` (corrected up to
