@@ -9,12 +9,20 @@ invariants, non-negativity, then integers (JASON 2022, Sec. 5.1 and 6.3).
   conditions, and the same problem by scipy;
 - :mod:`.rounding` — integers that keep a total;
 - :mod:`.hierarchy` — :func:`topdown` on a small tree of units;
-- :mod:`.bias` — the bias measure B of eq. (6-3) and its windowed mean.
+- :mod:`.bias` — the bias measure B of eq. (6-3) and its windowed mean;
+- :mod:`.every_query` — TopDown with every PL 94-171 query over a synthetic
+  state (GLS per unit, non-negativity for any ``AᵀWA``, county subtrees on Dask).
 """
 
 from __future__ import annotations
 
 from .bias import bias_measure, windowed_mean
+from .every_query import (
+    every_query_runs,
+    every_query_topdown,
+    nonnegative_family_fit,
+    truth_tables,
+)
 from .hierarchy import (
     check_parents,
     children_of,
@@ -31,11 +39,15 @@ __all__ = [
     "children_of",
     "consistency_constraints",
     "constrained_wls",
+    "every_query_runs",
+    "every_query_topdown",
     "jason_iteration",
+    "nonnegative_family_fit",
     "nonnegative_wls",
     "round_keeping_total",
     "scipy_wls",
     "topdown",
     "topdown_many",
+    "truth_tables",
     "windowed_mean",
 ]
