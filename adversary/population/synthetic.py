@@ -62,6 +62,7 @@ import pandas as pd
 from scipy import optimize
 
 from ..memory import check_memory
+from ..topdown.bias import BLOCK_SIZE_BINS, block_size_bin
 from .schema import GEOGRAPHY
 
 __all__ = [
@@ -88,9 +89,7 @@ TABLE_2_2_UNITS = {
 }
 
 #: Block-size bins of JASON (2022) Table 8-11 (persons per block, inclusive bounds).
-BLOCK_SIZE_BINS = ("<10", "10-49", "50-99", "100-249", ">=250")
 _BIN_BOUNDS = ((1, 9), (10, 49), (50, 99), (100, 249), (250, 20_000))
-_BIN_EDGES = np.array([10, 50, 100, 250])
 
 #: JASON (2022) Table 8-11: persons (2010) by the size of their block.
 TABLE_8_11_PERSONS = dict(
@@ -120,12 +119,6 @@ _FEMALE = 0.508
 _GQ_BLOCK_PROBABILITY = 0.05
 _GQ_RESIDENT_PROBABILITY = 0.5
 _GQ_TYPES = 7
-
-
-def block_size_bin(sizes) -> pd.Categorical:
-    """Table 8-11 bin (``"<10"`` … ``">=250"``) of each block size."""
-    codes = np.searchsorted(_BIN_EDGES, np.asarray(sizes), side="right")
-    return pd.Categorical.from_codes(codes, categories=list(BLOCK_SIZE_BINS), ordered=True)
 
 
 def _size_pmf(low: int, high: int, exponent: float) -> tuple[np.ndarray, np.ndarray]:

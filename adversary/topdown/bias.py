@@ -7,16 +7,29 @@ published count ``p̂_i`` against its true count ``p`` split by sign,
 
 and ``B = (σ₊² − σ₋²)/(σ₊² + σ₋²)`` in [−1, 1]: 0 for symmetric errors, 1
 when every error is upward. :func:`windowed_mean` is the report's red line,
-the mean of ``B`` over the nearest ``window`` units by population.
+the mean of ``B`` over the nearest ``window`` units by population;
+:func:`block_size_bin` the bins of block size by which JASON (Table 8-11)
+reports.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from .._validation import as_exact_reals
 
-__all__ = ["bias_measure", "windowed_mean"]
+__all__ = ["BLOCK_SIZE_BINS", "bias_measure", "block_size_bin", "windowed_mean"]
+
+#: JASON (2022) Table 8-11's bins of block size (persons in the block).
+BLOCK_SIZE_BINS = ("<10", "10-49", "50-99", "100-249", ">=250")
+_BIN_EDGES = np.array([10, 50, 100, 250])
+
+
+def block_size_bin(sizes) -> pd.Categorical:
+    """Table 8-11 bin (``"<10"`` … ``">=250"``) of each block size."""
+    codes = np.searchsorted(_BIN_EDGES, np.asarray(sizes), side="right")
+    return pd.Categorical.from_codes(codes, categories=list(BLOCK_SIZE_BINS), ordered=True)
 
 
 def bias_measure(published, truth) -> dict[str, np.ndarray]:

@@ -26,9 +26,8 @@ import numpy as np
 import xarray as xr
 
 from ...memory import check_memory
-from ...population.synthetic import BLOCK_SIZE_BINS, block_size_bin
 from ...scenarios.reconstruction.classification import REDUCED, Classification
-from ..bias import bias_measure
+from ..bias import BLOCK_SIZE_BINS, bias_measure, block_size_bin
 from .analytic import OFF_FRACTIONS
 from .metrics import metric_vectors
 from .tree import as_tree, level_counts, published_runs
