@@ -18,7 +18,16 @@ from ..memory import ENVIRONMENT_VARIABLE, memory_budget
 from ..time_budget import time_budget
 from .common import one_line
 
-SUBCOMMAND_MODULES = ("demo", "budget", "run", "population", "choose_rho", "risk", "reconstruct")
+SUBCOMMAND_MODULES = (
+    "demo",
+    "budget",
+    "run",
+    "population",
+    "choose_rho",
+    "risk",
+    "reconstruct",
+    "frontier",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

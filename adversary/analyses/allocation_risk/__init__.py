@@ -1,7 +1,7 @@
 """The risk of a budget allocation under every attack, and the data holder's limits on it.
 
 Issue 24, point 4: :func:`allocation_risk` (every attack's measures at an
-allocation's ρ), Kazan & Reiter's (2024) risk profiles (:class:`RiskProfile`,
+allocation's ρ), Kazan & Reiter's (2024) risk profiles (:class:`~.profile.RiskProfile`,
 :func:`parse_risk_profile`), :func:`check_risk` (the measures against the
 limits) and :func:`binding_rho` (the largest total ρ, the shares kept, at which
 one attack stays within them).

@@ -35,7 +35,7 @@ _BIN = re.compile(r"^\s*(\d+)\s*(?:(-)\s*(\d+)|(\+))?\s*$")
 
 
 def as_profile(profile) -> RiskProfile:
-    """A :class:`RiskProfile` from itself or its spec string."""
+    """A :class:`~.profile.RiskProfile` from itself or its spec string."""
     if isinstance(profile, RiskProfile):
         return profile
     return parse_risk_profile(profile)

@@ -138,7 +138,7 @@ def _number(spec: str, text: str) -> float:
 
 
 def parse_risk_profile(spec: str) -> RiskProfile:
-    """A :class:`RiskProfile` from ``"form:numbers"`` (module docstring).
+    """A :class:`~.RiskProfile` from ``"form:numbers"`` (module docstring).
 
     Raises :class:`ValueError` in one line naming ``risk-profile`` for an
     unknown form, a malformed spec, a ratio below 1 or not finite, a prior

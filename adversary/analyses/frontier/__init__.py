@@ -15,7 +15,7 @@ caller supplies: ``accuracy(allocation)`` and ``risk(allocation)``, each an
   :func:`at_most` build their objectives and limits.
 """
 
-from .evaluate import BUDGET_COORDINATES, evaluate
+from .evaluation import BUDGET_COORDINATES, evaluate
 from .families import (
     explicit,
     level_share_grid,

@@ -1,6 +1,6 @@
 """Which allocations are worth making: the Pareto set of risk against error, and dominance.
 
-Every selected variable of an evaluation (:func:`~adversary.analyses.frontier.evaluate`)
+Every selected variable of an evaluation (:func:`~adversary.analyses.frontier.evaluation.evaluate`)
 is to be *minimised*: the risk variables (e.g. the marginal risk, Kazan & Reiter
 2023 (3.4), or the probability of a correct decision (3.6)) and the error
 variables (e.g. a variance, a mean absolute error). A variable with dimensions

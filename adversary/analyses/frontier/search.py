@@ -6,7 +6,7 @@
   (e.g. every variance at most the reference allocation's).
 
 Both minimise ``f(evaluation)`` subject to ``g_k(evaluation) ≤ 0``, where the
-evaluation of an allocation is what :func:`~adversary.analyses.frontier.evaluate`
+evaluation of an allocation is what :func:`~adversary.analyses.frontier.evaluation.evaluate`
 gives for it (both evaluators' variables, without the ``allocation`` dimension;
 :mod:`~adversary.analyses.frontier.targets` builds ``f`` and ``g_k``). What varies
 — level shares of chosen levels, query shares of chosen queries within chosen
@@ -47,7 +47,7 @@ import xarray as xr
 from scipy import optimize
 
 from ...budget import BudgetAllocation
-from .evaluate import evaluate
+from .evaluation import evaluate
 from .targets import as_number, as_values
 from .variables import Variables
 
@@ -66,7 +66,7 @@ class SearchResult:
     """The answer of a search.
 
     ``allocation`` is exact (it is the allocation evaluated); ``evaluation``
-    its :func:`~adversary.analyses.frontier.evaluate` Dataset (an
+    its :func:`~adversary.analyses.frontier.evaluation.evaluate` Dataset (an
     ``allocation`` dimension of length 1, so it stacks with a family's);
     ``objective`` the objective there; ``constraints`` the largest ``g_k``
     of each limit there (all ≤ 0); ``report`` scipy's
@@ -268,7 +268,7 @@ def most_accurate(
         Keywords:
 
         ``accuracy``, ``risk`` (required)
-            ``allocation -> xarray.Dataset``, the evaluators (:func:`.evaluate`).
+            ``allocation -> xarray.Dataset``, the evaluators (:func:`.evaluation.evaluate`).
         ``levels`` (sequence of str)
             Levels whose level shares vary (the others take the rest in proportion).
         ``queries`` (mapping)

@@ -2,7 +2,7 @@
 
 The search (:mod:`~adversary.analyses.frontier.search`) gives its objective and
 each constraint the evaluation of one allocation: the Dataset
-:func:`~adversary.analyses.frontier.evaluate` gives for it, without the
+:func:`~adversary.analyses.frontier.evaluation.evaluate` gives for it, without the
 ``allocation`` dimension. An objective returns a number to minimise; a
 constraint an array (or a number) every element of which must be ``≤ 0``.
 Any callable will do; these two cover the common cases.
