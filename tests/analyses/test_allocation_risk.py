@@ -171,7 +171,8 @@ def test_an_allocation_without_the_query_an_attack_needs_is_refused():
     row[0], row[detailed] = row[0] + row[detailed], Fraction(0)
     rows[block] = tuple(row)
     no_detail = dataclasses.replace(PRESET, name="no block detail", query_shares=tuple(rows))
-    with pytest.raises(ValueError, match=r"allocation: 'no block detail' gives the detailed"):
+    needs = r"allocation: 'no block detail' does not measure the detailed query at block"
+    with pytest.raises(ValueError, match=needs):
         allocation_risk(no_detail, attacks="single_block")
-    with pytest.raises(TypeError, match="allocation must be a BudgetAllocation or a preset"):
+    with pytest.raises(TypeError, match="allocation must be a BudgetAllocation, a preset name"):
         allocation_risk(2.56)

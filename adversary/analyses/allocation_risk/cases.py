@@ -37,8 +37,8 @@ from __future__ import annotations
 
 import functools
 
-from ...budget import BudgetAllocation, get_preset
-from ...scenarios.multi_level import LEVELS_2020
+from ...budget import BudgetAllocation, as_allocation
+from ...scenarios.budgeted import with_budget
 from ...scenarios.multi_query import cell_prior
 from ...scenarios.reconstruction import REDUCED, ReconstructionCase, pl94_block
 
@@ -58,24 +58,9 @@ ATTACKS = (*PRIOR_ATTACKS, "reconstruction")
 
 
 def as_budget(allocation) -> BudgetAllocation:
-    """``allocation`` as a :class:`BudgetAllocation`: itself, or the preset it names."""
-    if isinstance(allocation, BudgetAllocation):
-        return allocation
-    if isinstance(allocation, str):
-        return get_preset(allocation)
-    raise TypeError(
-        f"allocation must be a BudgetAllocation or a preset name, got {type(allocation).__name__}"
-    )
-
-
-def _rho(allocation: BudgetAllocation, level: str, query: str = "detailed") -> float:
-    rho = allocation.rho(level, query)
-    if rho <= 0:
-        raise ValueError(
-            f"allocation: {allocation.name!r} gives the {query} query at level {level!r} no "
-            "budget (ρ = 0); this attack needs it"
-        )
-    return rho
+    """``allocation`` as a :class:`BudgetAllocation`: itself, the preset or the budget file it
+    names (:func:`adversary.budget.as_allocation`)."""
+    return as_allocation(allocation, "allocation")
 
 
 @functools.cache
@@ -113,27 +98,9 @@ def attack_case(attack: str, allocation: BudgetAllocation, priors, convention: s
     """
     if attack not in PRIOR_ATTACKS:
         raise ValueError(f"attack must be one of {', '.join(PRIOR_ATTACKS)}, got {attack!r}")
-    allocation = as_budget(allocation)
-    template = _template(attack)
     common = {"priors": _priors(attack, tuple(priors)), "convention": convention}
-    if attack in ("single_block", "unknown_attribute"):
-        return template.replace(rho=_rho(allocation, "block"), **common)
-    if attack == "block_group":
-        return template.replace(
-            rho1=_rho(allocation, "block"), rho2=_rho(allocation, "block_group"), **common
-        )
-    if attack == "published_tables":
-        return template.replace(
-            rho_block=_rho(allocation, "block"),
-            rho_parent=_rho(allocation, "block_group"),
-            **common,
-        )
-    if attack == "many_levels":
-        rhos = tuple(_rho(allocation, level) for level in LEVELS_2020)
-        return template.replace(rhos=rhos, **common)
-    return template.replace(
-        budget=allocation, rho_total=float(allocation.rho_total), **common
-    )  # every_query
+    # the ρ of each count from the allocation, as --budget sets a case's (scenarios.budgeted)
+    return with_budget(_template(attack), as_budget(allocation), "allocation").replace(**common)
 
 
 @functools.cache

@@ -27,6 +27,8 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from ...budget import get_preset
+from ...scenarios.reconstruction.classification import PL94_QUERIES
 from ...topdown.accuracy import analytic_accuracy
 from ..allocation_risk import DEFAULT_PRIORS, allocation_risk, parse_risk_profile
 from ..allocation_risk.evaluate import as_attacks
@@ -34,19 +36,9 @@ from ..allocation_risk.limits import as_profile, as_reconstruction_bound
 
 __all__ = ["ATTACK_INPUTS", "accuracy_evaluator", "risk_evaluator"]
 
-_SIX_LEVELS = ("us", "state", "county", "tract", "block_group", "block")
-_BLOCK_TABLES = (
-    "total",
-    "race",
-    "hispanic",
-    "voting_age",
-    "hhgq",
-    "hispanic_race",
-    "voting_age_race",
-    "voting_age_hispanic",
-    "voting_age_hispanic_race",
-    "detailed",
-)
+_SIX_LEVELS = get_preset().levels
+#: The ten PL 94-171 tables released at the block (every query but ``hhinstlevels``).
+_BLOCK_TABLES = tuple(PL94_QUERIES)
 
 #: The (level, query) pairs whose ρ each attack reads (its cases in ``allocation_risk.cases``).
 ATTACK_INPUTS = {

@@ -98,24 +98,14 @@ def _search(kind: str, base, accuracy, search_risk, settings: dict):
     """One search's answer, or the one line saying why there is none."""
     metrics = accuracy(base)["error_score"].sizes["metric"]
     attacks = search_risk(base)["risk_score"].sizes["attack"]
+    if kind == "most_accurate":  # least error within the risk limits
+        search, objective = most_accurate, weighted_sum("error_score", 1.0 / metrics)
+        limits = {"risk": at_most("risk_score", 1.0)}
+    else:  # least risk at no more error than the reference's
+        search, objective = least_risky, weighted_sum("risk_score", 1.0 / attacks)
+        limits = {"accuracy": at_most("error_score", 1.0)}
     try:
-        if kind == "most_accurate":
-            return most_accurate(
-                base,
-                weighted_sum("error_score", 1.0 / metrics),
-                {"risk": at_most("risk_score", 1.0)},
-                accuracy=accuracy,
-                risk=search_risk,
-                **settings,
-            )
-        return least_risky(
-            base,
-            weighted_sum("risk_score", 1.0 / attacks),
-            {"accuracy": at_most("error_score", 1.0)},
-            accuracy=accuracy,
-            risk=search_risk,
-            **settings,
-        )
+        return search(base, objective, limits, accuracy=accuracy, risk=search_risk, **settings)
     except ValueError as error:
         return str(error)
 
