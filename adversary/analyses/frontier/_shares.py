@@ -75,7 +75,8 @@ def with_shares(
     levels: dict[int, Fraction] | None = None,
     queries: dict[int, dict[int, Fraction]] | None = None,
 ) -> BudgetAllocation:
-    """``base`` renamed, with ``rho_total``, chosen level shares (index → share) and chosen
+    """``base`` renamed (its description saying so, its sources dropped: the shares are no
+    longer the sources'), with ``rho_total``, chosen level shares (index → share) and chosen
     query shares (level index → {query index → share}) set by :func:`respread`."""
     level_shares = base.level_shares
     if levels:
@@ -86,6 +87,8 @@ def with_shares(
     return dataclasses.replace(
         base,
         name=name,
+        description=f"{base.name} with other shares or total (frontier family)",
+        sources=(),
         rho_total=base.rho_total if rho_total is None else rho_total,
         level_shares=level_shares,
         query_shares=tuple(query_shares),
