@@ -35,8 +35,10 @@ level's share, the others in proportion), ``query:LEVEL:QUERY:S1,S2,…`` (one
 query's share within a level), ``grid:LEVEL1,LEVEL2,…:STEPS`` (the simplex
 of those levels' shares in STEPS steps), ``file:PATH`` (a budget file).
 
-``--risk-profile``: ``constant:R`` or ``piecewise:P1=R1,P2=R2,…`` (the
-largest acceptable posterior-to-prior ratio at each prior; Kazan & Reiter 2024).
+``--risk-profile``: the largest acceptable posterior-to-prior ratio at each
+prior (Kazan & Reiter 2024): ``constant:R``, ``ratio-or-posterior:R,A``
+(their Example 1: the ratio R, or any ratio leaving the posterior at most A)
+or ``piecewise:P1=R1,P2=R2,…`` (joined linearly in log p).
 
 ``summary.json`` keys: ``version``, ``inputs`` (reference, data, seed,
 attacks, priors, profile, convention, family, runs), ``placement`` (whether

@@ -88,3 +88,21 @@ def test_a_bad_spec_is_refused_in_one_line_naming_risk_profile(spec):
 def test_a_profile_is_a_function_of_priors_in_the_open_interval():
     with pytest.raises(ValueError, match="prior must lie strictly between 0 and 1"):
         parse_risk_profile("constant:2")([0.5, 1.0])
+
+
+def test_ratio_or_posterior_is_kazan_reiters_example_1():
+    # r*(p) = max(r, a/p) (Kazan & Reiter 2024, Sec. 3.2, Example 1), epsilon in closed form
+    profile = parse_risk_profile("ratio-or-posterior:3,0.25")
+    np.testing.assert_allclose(profile([0.01, 0.25 / 3, 0.5]), [25.0, 3.0, 3.0])
+    closed = math.log((3 - 0.25) / (1 - 0.25))
+    assert profile.epsilon_dp() == pytest.approx(closed, rel=1e-15)
+    # the infimum over a fine grid of the epsilon each prior tolerates, written out here
+    p = np.geomspace(1e-9, 1 - 1e-9, 400_001)
+    r = np.maximum(3.0, 0.25 / p)
+    ok = p * r < 1
+    on_grid = np.log(r[ok] * (1 - p[ok]) / (1 - p[ok] * r[ok])).min()
+    assert closed - 1e-12 <= on_grid <= closed * (1 + 1e-4)  # a grid's infimum: from above
+    assert parse_risk_profile(profile.spec) == profile
+    for bad in ("ratio-or-posterior:3", "ratio-or-posterior:3,1", "ratio-or-posterior:0.5,0.2"):
+        with pytest.raises(ValueError, match=r"^risk-profile: "):
+            parse_risk_profile(bad)

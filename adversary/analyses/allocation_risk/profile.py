@@ -14,6 +14,13 @@ the truth, which no release can avoid on average) and finite. Forms:
 
 ``constant:r``
     ``r*(p) = r`` for every prior (the paper's first example profile).
+``ratio-or-posterior:r,a``
+    ``r*(p) = max(r, a/p)``: the ratio ``r``, or any ratio that leaves the
+    posterior at most ``a`` (Kazan & Reiter 2024, Sec. 3.2, Example 1: the
+    agency accepts a posterior of ``a`` whatever the prior, and a ratio of
+    ``r`` where that is more; their code's ``r_star = max(a/p, r)``); its ε
+    under ε-DP is ``log((r − a)/(1 − a))`` in closed form (their text),
+    for ``0 ≤ a < 1``, ``r ≥ 1``.
 ``piecewise:p1=r1,p2=r2,...``
     Points with ``0 < p1 < p2 < … < 1`` and ``r1 ≥ r2 ≥ …`` (a larger prior
     gets no more room, as in the paper's profiles), joined **linearly in
@@ -37,9 +44,11 @@ import numpy as np
 __all__ = ["FORMS", "RiskProfile", "parse_risk_profile"]
 
 #: The profile forms :func:`parse_risk_profile` knows.
-FORMS = ("constant", "piecewise")
+FORMS = ("constant", "ratio-or-posterior", "piecewise")
 
-_SPEC = "a spec such as 'constant:3' or 'piecewise:0.01=5,0.1=3,0.5=1.5'"
+_SPEC = (
+    "a spec such as 'constant:3', 'ratio-or-posterior:3,0.25' or 'piecewise:0.01=5,0.1=3,0.5=1.5'"
+)
 
 
 def _bad(spec, why: str) -> ValueError:
@@ -77,6 +86,14 @@ class RiskProfile:
             object.__setattr__(self, "parameters", points)
             return
         numbers = tuple(float(v) for v in self.parameters)
+        if self.form == "ratio-or-posterior":
+            if len(numbers) != 2:
+                raise _bad(spec, "ratio-or-posterior takes two numbers, r and a")
+            _check_ratios(spec, numbers[:1])
+            if not (math.isfinite(numbers[1]) and 0.0 <= numbers[1] < 1.0):
+                raise _bad(spec, f"the posterior a = {numbers[1]!r} must lie in [0, 1)")
+            object.__setattr__(self, "parameters", numbers)
+            return
         if len(numbers) != 1:
             raise _bad(spec, "constant takes one number")
         _check_ratios(spec, numbers)
@@ -98,6 +115,9 @@ class RiskProfile:
             raise ValueError(f"prior must lie strictly between 0 and 1, got {prior!r}")
         if self.form == "constant":
             return np.full(p.shape, self.parameters[0])
+        if self.form == "ratio-or-posterior":
+            r, a = self.parameters
+            return np.maximum(r, a / p)
         ps, rs = (np.array(column) for column in zip(*self.parameters, strict=True))
         return np.interp(np.log(p), np.log(ps), rs)
 
@@ -106,13 +126,18 @@ class RiskProfile:
 
         ``inf_p log(r*(p)(1 − p)/(1 − p r*(p)))`` over the priors with
         ``p r*(p) < 1`` (module docstring): in closed form ``log r`` for
-        ``constant`` (the infimum, approached as p → 0); for ``piecewise`` the infimum
+        ``constant`` (the infimum, approached as p → 0) and
+        ``log((r − a)/(1 − a))`` for ``ratio-or-posterior`` (attained at
+        ``p = a/r``); for ``piecewise`` the infimum
         over a log-spaced grid of ``grid`` priors in [1e-12, 1 − 1e-12] plus
         the points themselves (the infimum over those priors: at least the
         exact one).
         """
         if self.form == "constant":
             return math.log(self.parameters[0])
+        if self.form == "ratio-or-posterior":
+            r, a = self.parameters
+            return math.log((r - a) / (1.0 - a))
         p = np.concatenate(
             [np.geomspace(1e-12, 1.0 - 1e-12, grid), [pt for pt, _ in self.parameters]]
         )
