@@ -15,7 +15,9 @@ allocations (default :func:`default_family`), and
    the **least risky** allocation at the reference's accuracy (mean risk score
    minimised, every error score ≤ 1); each answer is evaluated again with
    every attack, so its row states whether the attacks outside the search also
-   meet the limits;
+   meet the limits; when no allocation meets them, the failure names the
+   attack that binds at the reference and the total ρ at which it would
+   (:func:`~adversary.analyses.allocation_risk.binding_rho`);
 3. marks the Pareto set over (``risk_score`` per attack and
    ``reconstruction_score``; ``error_score`` per metric) and places the
    reference on it (:func:`~.pareto.dominance`);
@@ -43,7 +45,7 @@ import xarray as xr
 
 from ...topdown.accuracy import analytic_accuracy, simulated_accuracy
 from ...topdown.every_query import every_query_runs
-from ..allocation_risk import DEFAULT_PRIORS
+from ..allocation_risk import DEFAULT_PRIORS, binding_message, binding_rho
 from ..allocation_risk.evaluate import as_attacks
 from .evaluation import evaluate
 from .evaluators import accuracy_evaluator, risk_evaluator
@@ -108,6 +110,14 @@ def _search(kind: str, base, accuracy, search_risk, settings: dict):
         return search(base, objective, limits, accuracy=accuracy, risk=search_risk, **settings)
     except ValueError as error:
         return str(error)
+
+
+def _binding(base, search_risk, profile, priors, convention) -> str:
+    """Which attack binds at ``base`` and the total ρ at which it would meet the profile."""
+    scores = search_risk(base)["risk_score"]
+    attack = str(scores["attack"].values[int(np.argmax(scores.values))])
+    found = binding_rho(base, profile, attack, priors=priors, convention=convention)
+    return binding_message(found)
 
 
 def _flags(evaluation: xr.Dataset, reference: str) -> xr.Dataset:
@@ -196,6 +206,8 @@ def frontier_study(
         answer = _search(kind, base, accuracy, search_risk, settings)
         if isinstance(answer, str):
             failures[kind] = answer
+            if kind == "most_accurate" and profile is not None:
+                failures[kind] += "; " + _binding(base, search_risk, profile, priors, convention)
         else:
             answers[kind] = replace(
                 answer.allocation,
