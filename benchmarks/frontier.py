@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the shared modules, 
 from _gibbs import environment
 
 from adversary.analyses.frontier import evaluate, level_share_grid, pareto_set
+from adversary.analyses.allocation_risk.evaluate import as_attacks
 from adversary.analyses.frontier.evaluators import accuracy_evaluator, risk_evaluator
 from adversary.budget import get_preset
 from adversary.population.synthetic import synthetic_geography
@@ -67,7 +68,7 @@ def run(allocations: int = 100, persons: int = 1_000_000, attacks=None, seed: in
     return {
         "allocations": len(family),
         "persons": persons,
-        "attacks": [str(a) for a in evaluation["attack"].values],
+        "attacks": list(as_attacks(attacks)),
         "seconds": {"one": one, "family": seconds},
         "ratio": seconds / (len(family) * one),
         "per_allocation_s": seconds / len(family),
