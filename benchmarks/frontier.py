@@ -35,8 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the shared modules, 
 
 from _gibbs import environment
 
-from adversary.analyses.frontier import evaluate, level_share_grid, pareto_set
 from adversary.analyses.allocation_risk.evaluate import as_attacks
+from adversary.analyses.frontier import evaluate, level_share_grid, pareto_set
 from adversary.analyses.frontier.evaluators import accuracy_evaluator, risk_evaluator
 from adversary.budget import get_preset
 from adversary.population.synthetic import synthetic_geography
