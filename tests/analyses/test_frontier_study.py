@@ -1,4 +1,4 @@
-"""The frontier study's evaluators and ``frontier_study``: scores against closed forms and brute force."""
+"""The frontier study: its evaluators and frontier_study against closed forms and brute force."""
 
 from fractions import Fraction
 
@@ -203,3 +203,16 @@ def test_runs_give_a_simulation_beside_the_analytic_mae(base):
 def test_bad_options_name_themselves(base, geography, options, word):
     with pytest.raises(ValueError, match=word):
         frontier_study(base, geography, family=[], attacks=["single_block"], **options)
+
+
+def test_an_iterate_past_the_linear_constraint_is_scaled_back(base):
+    # SLSQP may step past Σ chosen ≤ 1 − min_share; the vector still names an allocation
+    from adversary.analyses.frontier.variables import Variables
+
+    variables = Variables(base, ["block_group", "block"], None, None, 0.01)
+    allocation = variables.allocation(np.array([0.6, 0.41]), "past")
+    shares = dict(zip(allocation.levels, allocation.level_shares, strict=True))
+    room = 1 - Fraction(0.01)
+    assert shares["block_group"] + shares["block"] == room
+    assert shares["block_group"] / shares["block"] == Fraction(0.6) / Fraction(0.41)
+    assert sum(allocation.level_shares) == 1
