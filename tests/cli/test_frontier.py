@@ -108,7 +108,9 @@ def test_true_tables_from_a_csv(tmp_path, capsys):
         (["--convention", "nope"], "--convention"),
         (["--synthetic", "0"], "--synthetic"),
         (["--workers", "0"], "--workers"),
-        (["--scheduler", "tcp://127.0.0.1:1", "--workers", "2"], "--workers"),
+        (["--runs", "2", "--scheduler", "tcp://127.0.0.1:1", "--workers", "2"], "--workers"),
+        (["--workers", "2"], "--workers"),
+        (["--scheduler", "tcp://127.0.0.1:1"], "--scheduler"),
     ],
 )
 def test_bad_input_is_one_line_naming_the_option(argv, option, tmp_path, capsys):
