@@ -73,7 +73,13 @@ def register(subparsers) -> None:
     parser.add_argument("--attacks", default=None, help="attacks, comma-separated (default all)")
     parser.add_argument("--priors", default=None, help="priors, comma-separated (default K&R's)")
     parser.add_argument("--convention", default="das", help="noise convention: das or paper")
-    parser.add_argument("--family", action="append", default=None, metavar="SPEC")
+    parser.add_argument(
+        "--family",
+        action="append",
+        default=None,
+        metavar="SPEC",
+        help="allocations to evaluate, repeatable (forms above)",
+    )
     parser.add_argument(
         "--search",
         default="both",

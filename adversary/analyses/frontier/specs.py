@@ -103,6 +103,9 @@ def frontier_inputs(args) -> FrontierInputs:
         raise ValueError(f"--runs must be 0 (no simulation) or >= 2, got {args.runs}")
     if args.scheduler is not None and args.workers is not None:
         raise ValueError("--workers starts a local cluster; it cannot be given with --scheduler")
+    for option in ("scheduler", "workers"):
+        if getattr(args, option) is not None and not args.runs:
+            raise ValueError(f"--{option} runs the TopDown simulation; give --runs R (R >= 2)")
     data = None if args.data is None else Path(args.data)
     if data is not None and not data.is_file():
         raise ValueError(f"DATA: {data} is not a file")

@@ -116,7 +116,10 @@ def _binding(base, search_risk, profile, priors, convention) -> str:
     """Which attack binds at ``base`` and the total ρ at which it would meet the profile."""
     scores = search_risk(base)["risk_score"]
     attack = str(scores["attack"].values[int(np.argmax(scores.values))])
-    found = binding_rho(base, profile, attack, priors=priors, convention=convention)
+    try:
+        found = binding_rho(base, profile, attack, priors=priors, convention=convention)
+    except ValueError as error:  # a limit no total ρ meets (e.g. a ratio of 1): said, not raised
+        return f"attack {attack} binds at every total rho ({error})"
     return binding_message(found)
 
 

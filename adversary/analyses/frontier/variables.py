@@ -8,7 +8,9 @@ chosen and hold a positive share in the base, they take the rest,
 the group's linear constraint is ``Σ chosen ≤ 1 − min_share`` (the others keep
 at least ``min_share`` between them); otherwise the chosen shares are divided
 by their sum and the constraint is ``Σ chosen = 1``. Every variable is bounded
-to ``[min_share, 1]``. Both maps are smooth, so SLSQP sees a smooth problem.
+to ``[min_share, 1]``; a vector past ``Σ chosen ≤ 1 − min_share`` (SLSQP's
+iterates may step past a linear constraint) has its chosen shares scaled back
+onto it. Both maps are smooth, so SLSQP sees a smooth problem.
 The total ρ, when free, is varied as ``log ρ`` within its bounds.
 
 A vector becomes an allocation exactly: each float is read as the exact
@@ -163,9 +165,11 @@ class Variables:
         levels, queries = None, {}
         for g in self.groups:
             values = [Fraction(float(v)) for v in x[g.start : g.start + len(g.chosen)]]
-            if g.full:
-                total = sum(values, Fraction(0))
-                values = [v / total for v in values]
+            total = sum(values, Fraction(0))
+            room = Fraction(1) if g.full else 1 - Fraction(self.min_share)
+            if g.full or total > room:
+                # SLSQP's iterates may step past Σ chosen ≤ 1 − min_share: scaled back onto it
+                values = [v * room / total for v in values]
             chosen = dict(zip(g.chosen, values, strict=True))
             if g.level is None:
                 levels = chosen
