@@ -38,7 +38,10 @@ of those levels' shares in STEPS steps), ``file:PATH`` (a budget file).
 ``--risk-profile``: the largest acceptable posterior-to-prior ratio at each
 prior (Kazan & Reiter 2024): ``constant:R``, ``ratio-or-posterior:R,A``
 (their Example 1: the ratio R, or any ratio leaving the posterior at most A)
-or ``piecewise:P1=R1,P2=R2,…`` (joined linearly in log p).
+or ``piecewise:P1=R1,P2=R2,…`` (joined linearly in log p). Without it no
+risk limit is checked: every allocation is ``within_limits`` and the most
+accurate search is unconstrained (the risk scores are then the marginal risks
+themselves).
 
 ``summary.json`` keys: ``version``, ``inputs`` (reference, data, seed,
 attacks, priors, profile, convention, family, runs), ``placement`` (whether

@@ -219,3 +219,24 @@ def test_an_iterate_past_the_linear_constraint_is_scaled_back(base):
     assert shares["block_group"] + shares["block"] == room
     assert shares["block_group"] / shares["block"] == Fraction(0.6) / Fraction(0.41)
     assert sum(allocation.level_shares) == 1
+
+
+def test_without_a_profile_no_limit_is_checked_and_the_search_is_unconstrained(base, geography):
+    result = frontier_study(
+        base,
+        geography,
+        family=level_shares(base, [[Fraction(1, 10)]], levels=["block"]),
+        attacks=["single_block"],
+        priors=PRIORS,
+        searches=("most_accurate",),
+        search_levels=("block_group", "block"),
+        progress=False,
+    )
+    evaluation = result.tree["evaluation"].to_dataset()
+    assert evaluation["within_limits"].values.all()
+    # the risk scores are the marginal risks themselves (limit 1), above 1 for any release
+    assert (evaluation["risk_score"] > 1).all()
+    answer = evaluation.attrs["search_most_accurate"]
+    # no risk limit: the answer is at least as accurate as every allocation evaluated
+    mean_error = evaluation["error_score"].mean("metric")
+    assert float(mean_error.sel(allocation=answer)) <= float(mean_error.min()) + 1e-6

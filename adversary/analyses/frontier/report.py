@@ -113,7 +113,10 @@ def run_and_write(inputs: FrontierInputs, out: Path, *, plots: bool = True) -> d
         "placement": placement(result.tree["dominance"].to_dataset()),
         "searches": _searched(evaluation, result.allocations),
         "best": best,
-        "timings": {"data": seconds_data, **result.tree.attrs},
+        "timings": {
+            "data": seconds_data,
+            **{k.removeprefix("seconds_"): v for k, v in result.tree.attrs.items()},
+        },
     }
     if "simulation" in result.tree:
         simulation = result.tree["simulation"].to_dataset()

@@ -96,13 +96,14 @@ def default_family(base) -> list:
     ]
 
 
-def _search(kind: str, base, accuracy, search_risk, settings: dict):
-    """One search's answer, or the one line saying why there is none."""
+def _search(kind: str, base, accuracy, search_risk, settings: dict, limited: bool):
+    """One search's answer, or the one line saying why there is none; without a risk profile
+    (``limited`` false) the most accurate allocation is sought under no risk limit."""
     metrics = accuracy(base)["error_score"].sizes["metric"]
     attacks = search_risk(base)["risk_score"].sizes["attack"]
     if kind == "most_accurate":  # least error within the risk limits
         search, objective = most_accurate, weighted_sum("error_score", 1.0 / metrics)
-        limits = {"risk": at_most("risk_score", 1.0)}
+        limits = {"risk": at_most("risk_score", 1.0)} if limited else None
     else:  # least risk at no more error than the reference's
         search, objective = least_risky, weighted_sum("risk_score", 1.0 / attacks)
         limits = {"accuracy": at_most("error_score", 1.0)}
@@ -123,11 +124,14 @@ def _binding(base, search_risk, profile, priors, convention) -> str:
     return binding_message(found)
 
 
-def _flags(evaluation: xr.Dataset, reference: str) -> xr.Dataset:
-    """``within_limits``, ``on_frontier`` and ``dominated_by`` of every allocation."""
+def _flags(evaluation: xr.Dataset, reference: str, profile, reconstruction_bound):
+    """``within_limits`` (every stated limit met; true everywhere when none is stated),
+    ``on_frontier`` and ``dominated_by`` of every allocation, and the reference's placement."""
     risks = [v for v in ("risk_score", "reconstruction_score") if v in evaluation]
-    within = (evaluation["risk_score"] <= 1).all("attack")
-    if "reconstruction_score" in evaluation:
+    within = xr.ones_like(evaluation["rho_total"], dtype=bool).reset_coords(drop=True)
+    if profile is not None and "risk_score" in evaluation:
+        within = within & (evaluation["risk_score"] <= 1).all("attack")
+    if reconstruction_bound is not None and "reconstruction_score" in evaluation:
         within = within & (evaluation["reconstruction_score"] <= 1)
     front = pareto_set(evaluation, risks=risks, errors=["error_score"])
     on_frontier = evaluation["allocation"].isin(front.front["allocation"].values)
@@ -206,7 +210,7 @@ def frontier_study(
             "levels": list(search_levels),
             "name": f"{base.name} {kind.replace('_', ' ')}",
         }
-        answer = _search(kind, base, accuracy, search_risk, settings)
+        answer = _search(kind, base, accuracy, search_risk, settings, profile is not None)
         if isinstance(answer, str):
             failures[kind] = answer
             if kind == "most_accurate" and profile is not None:
@@ -224,7 +228,7 @@ def frontier_study(
     began = time.perf_counter()
     evaluation = evaluate(members, accuracy, risk, progress=progress)
     timings["evaluation"] = time.perf_counter() - began
-    evaluation, placed = _flags(evaluation, base.name)
+    evaluation, placed = _flags(evaluation, base.name, profile, reconstruction_bound)
     allocations = {a.name: a for a in members}
     evaluation.attrs = {
         "reference": base.name,
