@@ -122,7 +122,7 @@ def binding_rho(
     ----------
     allocation : BudgetAllocation or str
         The allocation (its ``rho_total`` is replaced), or a preset's name.
-    profile : RiskProfile or str, optional
+    profile : adversary.analyses.allocation_risk.profile.RiskProfile or str, optional
         The risk profile on the marginal risk (3.4).
     attack : str
         One of :data:`~.cases.PRIOR_ATTACKS`.

@@ -34,7 +34,7 @@ __all__ = ["as_correct_bound", "as_profile", "as_reconstruction_bound", "check_r
 _BIN = re.compile(r"^\s*(\d+)\s*(?:(-)\s*(\d+)|(\+))?\s*$")
 
 
-def as_profile(profile) -> RiskProfile:
+def as_profile(profile):
     """A :class:`~.profile.RiskProfile` from itself or its spec string."""
     if isinstance(profile, RiskProfile):
         return profile
