@@ -26,7 +26,11 @@ import numpy as np
 from ..noise.conventions import as_convention, noise_variance
 from ..scenarios.reconstruction.classification import PL94_QUERIES, REDUCED, Classification
 
-__all__ = ["QueryMatrix", "information_matrix", "query_matrix"]
+__all__ = ["LEVELS", "QueryMatrix", "information_matrix", "query_matrix"]
+
+#: The levels of a single state's tables, top down (TopDown with every query and its accuracy;
+#: the US level does not enter one state's tables).
+LEVELS = ("state", "county", "tract", "block_group", "block")
 
 
 @dataclass(frozen=True)

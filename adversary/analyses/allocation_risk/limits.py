@@ -29,7 +29,13 @@ import xarray as xr
 
 from .profile import RiskProfile, parse_risk_profile
 
-__all__ = ["as_correct_bound", "as_profile", "as_reconstruction_bound", "check_risk"]
+__all__ = [
+    "as_correct_bound",
+    "as_profile",
+    "as_reconstruction_bound",
+    "check_risk",
+    "reconstruction_limits",
+]
 
 _BIN = re.compile(r"^\s*(\d+)\s*(?:(-)\s*(\d+)|(\+))?\s*$")
 
@@ -109,7 +115,8 @@ def _compared(value, error, limit, name: str) -> dict:
     }
 
 
-def _reconstruction_limits(sizes, bins) -> np.ndarray:
+def reconstruction_limits(sizes, bins) -> np.ndarray:
+    """The bound of each block size from ``bins`` (:func:`as_reconstruction_bound`)."""
     limits = []
     for n in sizes:
         found = [share for low, high, share in bins if low <= n <= high]
@@ -150,7 +157,7 @@ def check_risk(
             raise ValueError("reconstruction_bound: the risk holds no reconstruction attack")
         bins = as_reconstruction_bound(reconstruction_bound)
         limit = xr.DataArray(
-            _reconstruction_limits(risk["block_size"].values, bins), dims="block_size"
+            reconstruction_limits(risk["block_size"].values, bins), dims="block_size"
         )
         name = "reconstructed_share"
         out[name], out[f"{name}_error"] = risk[name], risk[f"{name}_error"]

@@ -30,9 +30,9 @@ import xarray as xr
 from ...budget import get_preset
 from ...scenarios.reconstruction.classification import PL94_QUERIES
 from ...topdown.accuracy import analytic_accuracy
-from ..allocation_risk import DEFAULT_PRIORS, allocation_risk, parse_risk_profile
+from ..allocation_risk import DEFAULT_PRIORS, allocation_risk
 from ..allocation_risk.evaluate import as_attacks
-from ..allocation_risk.limits import as_profile, as_reconstruction_bound
+from ..allocation_risk.limits import as_profile, as_reconstruction_bound, reconstruction_limits
 
 __all__ = ["ATTACK_INPUTS", "accuracy_evaluator", "risk_evaluator"]
 
@@ -83,8 +83,9 @@ def _limits(profile, reconstruction_bound, priors):
     if profile is None:
         ratio_limit = np.ones(len(priors))
     else:
-        profile = parse_risk_profile(profile) if isinstance(profile, str) else as_profile(profile)
-        ratio_limit = np.asarray(profile(np.asarray(priors, dtype=np.float64)), dtype=np.float64)
+        ratio_limit = np.asarray(
+            as_profile(profile)(np.asarray(priors, dtype=np.float64)), dtype=np.float64
+        )
     bins = None if reconstruction_bound is None else as_reconstruction_bound(reconstruction_bound)
     return ratio_limit, bins
 
@@ -93,9 +94,8 @@ def _reconstruction_score(measures: xr.Dataset, bins) -> float:
     upper = measures["reconstructed_share"] + measures["reconstructed_share_error"]
     if bins is None:
         return float(upper.max())
-    sizes = measures["block_size"].values
-    limits = [next(share for low, high, share in bins if low <= n <= high) for n in sizes]
-    return float((upper.values / np.array(limits)).max())
+    limits = reconstruction_limits(measures["block_size"].values, bins)
+    return float((upper.values / limits).max())
 
 
 def risk_evaluator(

@@ -20,6 +20,8 @@ profile's limit (risk score 1) drawn when one was given.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pandas as pd
 import xarray as xr
@@ -28,8 +30,6 @@ __all__ = ["best_allocation", "frontier_figure", "frontier_table", "placement"]
 
 
 def _label(value) -> str:
-    from fractions import Fraction
-
     return str(Fraction(float(value)).limit_denominator(10_000))
 
 

@@ -24,11 +24,9 @@ import xarray as xr
 
 from ..._validation import as_counts, as_exact_reals, as_integers
 from ...memory import affordable_rows
+from ..queries import LEVELS
 
 __all__ = ["LEVELS", "Tree", "as_tree", "level_counts", "published_runs"]
-
-#: The levels of a single state's tree, top-down (the US level is not used).
-LEVELS = ("state", "county", "tract", "block_group", "block")
 
 
 @dataclass(frozen=True)

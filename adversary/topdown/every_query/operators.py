@@ -24,12 +24,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...scenarios.reconstruction.classification import REDUCED, Classification
-from ..queries import QueryMatrix, information_matrix, query_matrix
+from ..queries import LEVELS, QueryMatrix, information_matrix, query_matrix
 
 __all__ = ["LEVELS", "SINGULAR", "LevelOperator", "level_operator", "level_operators"]
 
-#: The levels of a synthetic state's TopDown, top down (the US level is not used).
-LEVELS = ("state", "county", "tract", "block_group", "block")
 #: ``AᵀWA`` (weights scaled to at most 1) is refused as singular when its smallest eigenvalue
 #: is below this fraction of its largest.
 SINGULAR = 1e-12
