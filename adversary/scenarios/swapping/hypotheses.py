@@ -81,8 +81,14 @@ class SwapHypotheses:
         return float(weights @ posterior), float(weights @ credit)
 
 
-def swap_hypotheses(households, target, cells, tracked, law, composition) -> SwapHypotheses:
-    """The hypotheses "the target is in ``cells[k]``" and their release pmfs of ``tracked``."""
+def swap_hypotheses(
+    households, target, cells, tracked, law, composition, name: str = "target_cell"
+) -> SwapHypotheses:
+    """The hypotheses "the target is in ``cells[k]``" and their release pmfs of ``tracked``.
+
+    The pmfs' grid is sized first; over the memory budget it is refused in one
+    line naming ``name`` (the argument that chose the released cells).
+    """
     block = check_block(households)
     target = check_target(target, block)
     cells = tuple(check_cell(c, "cells") for c in cells)
@@ -91,6 +97,8 @@ def swap_hypotheses(households, target, cells, tracked, law, composition) -> Swa
         household_tables(with_target_cell(block, target, c), law, composition, tracked)
         for c in cells
     )
-    what = f"the release pmf of cells {list(tracked)} in a block of {tables[0].size} persons"
+    what = (
+        f"{name}: the release pmf of cells {list(tracked)} in a block of {tables[0].size} persons"
+    )
     likelihoods = np.stack([release_pmf(t, what) for t in tables])
     return SwapHypotheses(cells, tracked, tables, likelihoods)

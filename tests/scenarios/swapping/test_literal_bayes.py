@@ -13,8 +13,10 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
+from adversary.memory import memory_budget
 from adversary.scenarios.reconstruction import REDUCED
 from adversary.scenarios.swapping import single_block as sb
+from adversary.scenarios.swapping import unknown_attribute as ua
 from adversary.scenarios.swapping.laws import HouseholdSwapLaw
 
 IS_ADULT = REDUCED.levels()[:, 1] == 1
@@ -146,3 +148,46 @@ def test_measures_are_the_direct_sums(households, target, law, prior, tie_rule, 
     assert measures.marginal_risk == pytest.approx(marginal / prior_of_truth, rel=1e-10)
     assert measures.correct_decision_probability == pytest.approx(correct, rel=1e-10, abs=1e-14)
     assert measures.prior_of_truth == pytest.approx(prior_of_truth)
+
+
+# The unknown attribute: the target is adult white, black or asian; the release is the
+# three cells' counts.
+CANDIDATES = (W, B, 17)
+
+
+@pytest.mark.parametrize(("households", "target"), BLOCKS[:3])
+@pytest.mark.parametrize("law", [LAWS[0], LAWS[2]], ids=[LAW_IDS[0], LAW_IDS[2]])
+@pytest.mark.parametrize("tie_rule", ["split", "smallest"])
+def test_unknown_attribute_is_literal_bayes(households, target, law, tie_rule, small_composition):
+    prior = (0.5, 0.3, 0.2)
+    arguments = (households, target, CANDIDATES, law, small_composition)
+    exact, likelihoods = literal_bayes(
+        households, target, CANDIDATES, prior, law, small_composition, CANDIDATES
+    )
+    assert len(exact) >= 10
+    for release, posterior in exact.items():
+        assert ua.posterior(release, prior, *arguments) == pytest.approx(posterior, abs=1e-12)
+    truth = CANDIDATES.index(households[target[0]][target[1]])
+    truth_pmf = likelihoods[truth]
+    marginal = sum(p * exact[x][truth] for x, p in truth_pmf.items())
+
+    def credit(x):
+        post = exact[x]
+        tied = np.flatnonzero(post >= post.max() - 1e-12)
+        if tie_rule == "split":
+            return float(truth in tied) / tied.size
+        return float(tied[0] == truth)
+
+    correct = sum(p * credit(x) for x, p in truth_pmf.items())
+    measures = ua.marginal_measures(prior, *arguments, tie_rule=tie_rule)
+    assert measures.marginal_posterior == pytest.approx(marginal, rel=1e-10)
+    assert measures.marginal_risk == pytest.approx(marginal / prior[truth], rel=1e-10)
+    assert measures.correct_decision_probability == pytest.approx(correct, rel=1e-10, abs=1e-14)
+
+
+def test_unknown_attribute_grid_is_sized_first(small_composition):
+    households = tuple((W, W, C0) for _ in range(40))
+    with memory_budget("1MB"), pytest.raises(ValueError, match=r"candidates: the release pmf"):
+        ua.posterior(
+            (0, 0, 0), (0.4, 0.3, 0.3), households, (0, 0), CANDIDATES, LAWS[0], small_composition
+        )
