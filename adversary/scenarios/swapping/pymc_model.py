@@ -2,10 +2,15 @@
 
 Latents: the target's hypothesis (the single block's ``X1 ∈ {m, m + 1}``,
 ``BernoulliCount``, or the unknown attribute's candidate index ``C``,
-``FinitePmf``) and one swap indicator per household,
-``swapped[h] ~ Bernoulli(π_h)`` with π_h the law's probability on the
-hypothesised block (a table indexed by the hypothesis, so a law that depends on
-the block makes the indicators depend on the target's latent). The release —
+``FinitePmf``) and one swap indicator per household ``swapped_h``, with
+probability π_h, the law's on the hypothesised block (a table indexed by the
+hypothesis, so a law that depends on the block makes the indicators depend on
+the target's latent). Each indicator is declared ``Bernoulli(1/2)`` and its
+law ``π_h^s (1 - π_h)^{1-s}`` over ``1/2`` enters in the ``swap_law`` Potential:
+the same joint, but every indicator then plays the same part in the model and
+the exact Gibbs steps compile one conditional for all of them
+(:mod:`adversary.inference.roles`) instead of one per household; the indicators
+are scalars so that ``adversary run`` prints each one's posterior. The release —
 the swapped block's exact counts of the tracked cells — enters as a
 ``pm.Potential``: given the latents, the kept households contribute their own
 counts and the ``A`` voting-age and ``B`` other persons swapped in contribute
@@ -73,9 +78,16 @@ def _swaps_and_release(hypotheses: SwapHypotheses, hypothesis, release, start: n
     own = np.stack([t.own for t in tables]).astype(np.int64)
     adults = np.stack([t.adults for t in tables]).astype(np.int64)
     others = np.stack([t.others for t in tables]).astype(np.int64)
-    swapped = pm.Bernoulli(
-        "swapped", p=pt.as_tensor_variable(swap)[hypothesis], dims="household", initval=start
+    swapped = pt.stack(
+        [
+            pm.Bernoulli(f"swapped_{h}", p=np.float64(0.5), initval=np.int64(start[h]))
+            for h in range(swap.shape[1])
+        ]
     )
+    with np.errstate(divide="ignore"):
+        log_swap = pt.as_tensor_variable(np.log(swap) - np.log(0.5))[hypothesis]
+        log_keep = pt.as_tensor_variable(np.log1p(-swap) - np.log(0.5))[hypothesis]
+    pm.Potential("swap_law", pt.switch(pt.eq(swapped, 1), log_swap, log_keep).sum())
     kept = ((1 - swapped)[:, None] * pt.as_tensor_variable(own)[hypothesis]).sum(axis=0)
     incoming = np.asarray(release, dtype=np.int64) - kept
     adult_cell = VOTING_AGE[np.array(hypotheses.tracked)]
@@ -105,8 +117,7 @@ def model(hypotheses: SwapHypotheses, release, prior, *, known_count: int | None
     """
     prior = np.asarray(prior, dtype=np.float64)
     best, start = _start(hypotheses, release, prior)
-    coords = {"household": list(range(len(hypotheses.tables[0].swap)))}
-    with pm.Model(coords=coords) as attack:
+    with pm.Model() as attack:
         if known_count is None:
             latent = FinitePmf(
                 "C", support=list(range(prior.size)), probs=prior, initval=np.int64(best)
