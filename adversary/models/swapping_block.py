@@ -37,8 +37,9 @@ ADULT_WHITE, ADULT_BLACK, CHILD_WHITE, CHILD_BLACK = 14, 15, 0, 1
 
 # (voting-age persons, children) of the eleven households besides the target's.
 OTHERS = ((2, 0), (2, 0), (3, 0), (3, 0), (4, 0), (4, 0), (4, 0), (3, 2), (3, 2), (3, 3), (3, 3))
-HOUSEHOLDS = ((ADULT_BLACK,),) + tuple(
-    (ADULT_WHITE,) * adults + (CHILD_WHITE,) * children for adults, children in OTHERS
+HOUSEHOLDS = (
+    (ADULT_BLACK,),
+    *((ADULT_WHITE,) * adults + (CHILD_WHITE,) * children for adults, children in OTHERS),
 )
 
 COUNTY_COUNTS = np.zeros(56, dtype=np.int64)
