@@ -42,6 +42,18 @@ a donor taken at a higher level is no longer free to be sampled (step 2
 uses the average); and a risky household goes unswapped when no donor of
 its profile is left. The adversary's model treats the households' swaps as
 independent with these marginal probabilities.
+
+The donor rate is the coarsest step. A block's households serve as donors
+only to the *other* blocks of its parent area, so a block that holds a large
+share of its tract's seekers has its households taken less often than a
+small block's, which the law (seeing one block) cannot tell apart. On a
+20 000-person synthetic state (30 runs; per-profile donor rates measured on 5
+other runs), households neither risky nor sampled in blocks of 9–20
+households were swapped 0.275 of the time against the law's 0.231 (rate 0.1,
+``k_anonymity`` 3) and 0.481 against 0.419 (rate 0.3, ``k_anonymity`` 5); in
+blocks of more than 20 households, 0.277 against 0.284 and 0.542 against
+0.548. The risky and sampled part (steps 1–2) matched within binomial error,
+risky households being swapped 99.4–99.9% of the time.
 """
 
 from __future__ import annotations
@@ -109,15 +121,20 @@ class TargetedSwapLaw:
         ends = np.cumsum([h.size for h in households])
         return np.logical_or.reduceat(member, np.r_[0, ends[:-1]])
 
-    def swap_probabilities(self, block) -> np.ndarray:
-        """``π_h`` of each household of ``block`` (module docstring, steps 1–3)."""
-        households = _households(block)
+    def sampling_probabilities(self, block) -> np.ndarray:
+        """Each household's probability to be swapped as risky or sampled (steps 1–2, no donors)."""
         risky = self.risky(block)
         n, r = risky.size, int(risky.sum())
         target = n * self.mechanism.rate / 2
         sampled = max(0.0, target - r) / (n - r) if n > r else 0.0
+        return np.where(risky, 1.0, sampled)
+
+    def swap_probabilities(self, block) -> np.ndarray:
+        """``π_h`` of each household of ``block`` (module docstring, steps 1–3)."""
+        households = _households(block)
+        sampled = self.sampling_probabilities(block)
         donor = np.array([self._donor_rate(h) for h in households])
-        return np.where(risky, 1.0, sampled + (1.0 - sampled) * donor)
+        return sampled + (1.0 - sampled) * donor
 
     def _donor_rate(self, household: np.ndarray) -> float:
         if None in self._rates:
