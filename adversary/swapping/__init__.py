@@ -12,11 +12,15 @@ from .households import (
     assign_households,
     household_table,
 )
+from .targeted import RISK_VARIABLES, TargetedRecordSwapping, TargetedSwapRun
 
 __all__ = [
     "HOUSEHOLD",
     "HOUSEHOLD_SIZE_PMF",
     "MATCH_KEY",
+    "RISK_VARIABLES",
+    "TargetedRecordSwapping",
+    "TargetedSwapRun",
     "assign_households",
     "household_table",
 ]

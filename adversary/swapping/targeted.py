@@ -77,13 +77,15 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ..analyses.reconstruction_study import block_cells
 from ..population.schema import GEOGRAPHY
-from ..scenarios.reconstruction import REDUCED
 from .households import HOUSEHOLD, household_table
 from .targeted_risk import pair_among, pair_households, risk_levels, rounded_targets
 
-__all__ = ["HOUSEHOLD_COLUMNS", "TargetedRecordSwapping", "TargetedSwapRun"]
+__all__ = ["HOUSEHOLD_COLUMNS", "RISK_VARIABLES", "TargetedRecordSwapping", "TargetedSwapRun"]
+
+#: The attributes of the ``REDUCED`` classification a risk variable may name (imported
+#: lazily: :mod:`adversary.scenarios` loads PyMC).
+RISK_VARIABLES = ("hhgq", "voting_age", "hispanic", "race")
 
 #: The household columns a similarity profile may use.
 HOUSEHOLD_COLUMNS = ("size", "voting_age")
@@ -160,7 +162,7 @@ class TargetedRecordSwapping:
         k = self.k_anonymity
         if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
             raise ValueError(f"k_anonymity must be an integer >= 1, got {k!r}")
-        risk = _names(self.risk_variables, "risk_variables", REDUCED.names)
+        risk = _names(self.risk_variables, "risk_variables", RISK_VARIABLES)
         if isinstance(self.similarity, str) or not self.similarity:
             raise ValueError("similarity must be a non-empty sequence of profiles")
         profiles = tuple(_names(p, "similarity", HOUSEHOLD_COLUMNS) for p in self.similarity)
@@ -182,6 +184,8 @@ class TargetedRecordSwapping:
 
     def combinations(self, cells: np.ndarray) -> np.ndarray:
         """The risk variables' combination (an integer code) of each ``REDUCED`` cell code."""
+        from ..scenarios.reconstruction import REDUCED
+
         values = np.unravel_index(np.asarray(cells, dtype=np.int64), REDUCED.sizes)
         sizes = dict(REDUCED.attributes)
         index = [REDUCED.names.index(v) for v in self.risk_variables]
@@ -197,6 +201,9 @@ class TargetedRecordSwapping:
         """Swap ``persons`` (with a ``household`` column) and say what happened."""
         if not isinstance(persons, pd.DataFrame):
             raise TypeError(f"persons must be a pandas DataFrame, got {type(persons).__name__}")
+        from ..analyses.reconstruction_study import block_cells
+        from ..scenarios.reconstruction import REDUCED
+
         table = household_table(persons)
         missing = [c for c in ("state", *self.hierarchy) if c not in table.columns]
         if missing:

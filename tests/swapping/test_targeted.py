@@ -7,8 +7,13 @@ import pytest
 from adversary.analyses.reconstruction_study import block_cells
 from adversary.population.synthetic import synthetic_population
 from adversary.scenarios.reconstruction import REDUCED
-from adversary.swapping import assign_households, household_table
-from adversary.swapping.targeted import DONOR, RISKY, SAMPLED, TargetedRecordSwapping
+from adversary.swapping import (
+    RISK_VARIABLES,
+    TargetedRecordSwapping,
+    assign_households,
+    household_table,
+)
+from adversary.swapping.targeted import DONOR, RISKY, SAMPLED
 from adversary.swapping.targeted_risk import rounded_targets
 
 HIERARCHY = ("county", "tract", "block")
@@ -248,6 +253,10 @@ def test_bad_persons_are_one_line(persons):
         trs.swap(persons.drop(columns="household"), seed=0)
     with pytest.raises(ValueError, match=r"columns \['tract'\] are missing"):
         trs.swap(persons.drop(columns="tract"), seed=0)
+
+
+def test_risk_variables_are_the_reduced_attributes():
+    assert RISK_VARIABLES == REDUCED.names
 
 
 def test_name_and_label():
