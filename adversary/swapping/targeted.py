@@ -184,14 +184,9 @@ class TargetedRecordSwapping:
 
     def combinations(self, cells: np.ndarray) -> np.ndarray:
         """The risk variables' combination (an integer code) of each ``REDUCED`` cell code."""
-        from ..scenarios.reconstruction import REDUCED
+        from ..scenarios.swapping.targeted_law import risk_combinations
 
-        values = np.unravel_index(np.asarray(cells, dtype=np.int64), REDUCED.sizes)
-        sizes = dict(REDUCED.attributes)
-        index = [REDUCED.names.index(v) for v in self.risk_variables]
-        return np.ravel_multi_index(
-            tuple(values[i] for i in index), tuple(sizes[v] for v in self.risk_variables)
-        )
+        return risk_combinations(cells, self.risk_variables)
 
     def swap(self, persons: pd.DataFrame, *, seed: int) -> pd.DataFrame:
         """``persons`` after swapping, with a bool column ``swapped`` (the mechanism contract)."""

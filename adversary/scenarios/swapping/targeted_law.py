@@ -63,14 +63,23 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...swapping.targeted import TargetedRecordSwapping
 from ..reconstruction import REDUCED
 
-__all__ = ["TargetedSwapLaw"]
+__all__ = ["TargetedSwapLaw", "risk_combinations"]
 
 _VOTING_AGE = np.unravel_index(np.arange(REDUCED.n_cells), REDUCED.sizes)[
     REDUCED.names.index("voting_age")
 ]
+
+
+def risk_combinations(cells, risk_variables: tuple[str, ...]) -> np.ndarray:
+    """The combination (an integer code) of ``risk_variables`` of each ``REDUCED`` cell code."""
+    values = np.unravel_index(np.asarray(cells, dtype=np.int64), REDUCED.sizes)
+    sizes = dict(REDUCED.attributes)
+    index = [REDUCED.names.index(v) for v in risk_variables]
+    return np.ravel_multi_index(
+        tuple(values[i] for i in index), tuple(sizes[v] for v in risk_variables)
+    )
 
 
 @dataclass(frozen=True)
@@ -84,12 +93,13 @@ class TargetedSwapLaw:
     profile ``(size, voting_age)`` to it (profiles not in it: 0).
     """
 
-    mechanism: TargetedRecordSwapping
+    mechanism: object
     donor_rate: float | Mapping[tuple[int, int], float] = 0.0
     _rates: dict = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.mechanism, TargetedRecordSwapping):
+        # Checked by its name, not its class: the mechanism lives in a later layer.
+        if getattr(self.mechanism, "name", None) != "trs":
             raise TypeError(
                 f"mechanism must be a TargetedRecordSwapping, got {type(self.mechanism).__name__}"
             )
@@ -104,7 +114,7 @@ class TargetedSwapLaw:
     @classmethod
     def from_mechanism(
         cls,
-        mechanism: TargetedRecordSwapping,
+        mechanism,
         *,
         donor_rate: float | Mapping[tuple[int, int], float] = 0.0,
     ) -> TargetedSwapLaw:
@@ -115,7 +125,7 @@ class TargetedSwapLaw:
         """Whether each household of ``block`` is risky (a member's combination held by < k)."""
         households = _households(block)
         codes = np.concatenate(households)
-        combos = self.mechanism.combinations(codes)
+        combos = risk_combinations(codes, self.mechanism.risk_variables)
         _, inverse, counts = np.unique(combos, return_inverse=True, return_counts=True)
         member = counts[inverse] < self.mechanism.k_anonymity
         ends = np.cumsum([h.size for h in households])
