@@ -14,7 +14,7 @@ from adversary.swapping import (
     household_table,
 )
 from adversary.swapping.targeted import DONOR, RISKY, SAMPLED
-from adversary.swapping.targeted_risk import rounded_targets
+from adversary.swapping.targeted_risk import pair_among, pair_households, rounded_targets
 
 HIERARCHY = ("county", "tract", "block")
 
@@ -263,3 +263,32 @@ def test_name_and_label():
     trs = TargetedRecordSwapping(rate=0.1, k_anonymity=4)
     assert trs.name == "trs"
     assert "10%" in trs.label and "k=4" in trs.label
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_pairing_leaves_a_seeker_only_when_no_donor_is_left_for_it(seed):
+    rng = np.random.default_rng(seed)
+    n = 400
+    group, area = rng.integers(0, 6, n), rng.integers(0, 4, n)
+    seekers = np.flatnonzero(rng.random(n) < 0.4)
+    donors = np.setdiff1d(np.arange(n), seekers)
+    s, d = pair_households(seekers, donors, group, area, rng)
+    assert np.unique(s).size == s.size and np.unique(d).size == d.size
+    assert np.isin(s, seekers).all() and np.isin(d, donors).all()
+    assert (group[s] == group[d]).all() and (area[s] != area[d]).all()
+    free = np.setdiff1d(donors, d)
+    for left in np.setdiff1d(seekers, s):
+        assert not ((group[free] == group[left]) & (area[free] != area[left])).any()
+    # Among themselves: what is left of a group lies in one area.
+    a, b = pair_among(seekers, group, area, rng)
+    assert np.intersect1d(a, b).size == 0 and (area[a] != area[b]).all()
+    rest = np.setdiff1d(seekers, np.concatenate((a, b)))
+    assert all(np.unique(area[rest][group[rest] == g]).size <= 1 for g in range(6))
+
+
+def test_pairing_two_seekers_whatever_the_random_split():
+    # A split with every seeker on one side (half the draws) once failed on an empty side.
+    for seed in range(20):
+        generator = np.random.default_rng(seed)
+        a, b = pair_among(np.array([0, 1]), np.zeros(2, int), np.array([0, 1]), generator)
+        assert sorted([*a, *b]) == [0, 1]
