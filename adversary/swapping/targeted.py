@@ -25,7 +25,7 @@ and documents in ``R/recordSwap.R``. The rules it keeps from there:
   the swap's level, with the same values of the first ``similarity`` profile;
   where none is left, of the second profile, and so on. Where no profile
   gives one, the household is not swapped (recordSwap logs it) and is not
-  sampled again.
+  sampled again (it may still be taken as a donor at a lower level).
 - **The swap**: the two households exchange their geography (every level).
 
 **Where this implementation differs** (each for a vectorised run, the
@@ -104,6 +104,15 @@ def _names(value, parameter: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
         if name not in allowed:
             raise ValueError(f"{parameter}: unknown column {name!r} (one of {', '.join(allowed)})")
     return names
+
+
+def _profile_codes(table: pd.DataFrame, profile: tuple[str, ...]) -> np.ndarray:
+    """Each household's similarity profile as a small integer (equal iff the values are)."""
+    code = np.zeros(len(table), dtype=np.int64)
+    for column in profile:
+        values = table[column].to_numpy().astype(np.int64)
+        code = code * (int(values.max()) + 1 if values.size else 1) + values
+    return np.unique(code, return_inverse=True)[1]
 
 
 @dataclass(frozen=True)
@@ -211,10 +220,7 @@ class TargetedRecordSwapping:
         level, _ = risk_levels(
             member_of, combination, [a[member_of] for a in areas], ids.size, self.k_anonymity
         )
-        profiles = [
-            np.unique(table[list(p)].to_numpy(), axis=0, return_inverse=True)[1].ravel()
-            for p in self.similarity
-        ]
+        profiles = [_profile_codes(table, p) for p in self.similarity]
         partner = np.full(ids.size, -1, dtype=np.int64)
         role = np.zeros(ids.size, dtype=np.int8)
         swap_level = np.full(ids.size, -1, dtype=np.int64)
