@@ -1,0 +1,1 @@
+"""Swapping under the Bayesian adversary (issue 25)."""
