@@ -112,3 +112,18 @@ def test_the_shipped_case_at_rate_zero_is_disclosure():
     measures = case.marginal_measures("1/50")
     assert measures.marginal_posterior == 1.0 and measures.correct_decision_probability == 1.0
     assert np.isclose(measures.marginal_risk, 50.0)
+
+
+def test_the_trs_case_swaps_a_unique_target_for_certain(capsys):
+    """Under TRS a voting-age Black target is unique, so their household is risky and swapped
+    with probability 1: the count of c tells almost nothing (marginal risk near 1)."""
+    case = load_case("trs_block")
+    block_c = case.households
+    assert case.law.swap_probabilities(block_c)[0] == 1.0
+    as_white = ((case.alternative_cell,), *block_c[1:])
+    assert case.law.swap_probabilities(as_white)[0] == pytest.approx(0.05 + 0.95 * 0.25)
+    measures = case.marginal_measures("1/10")
+    assert measures.marginal_risk == pytest.approx(1.0, abs=0.01)
+    assert main(["run", "trs_block", "--json"]) == 0
+    run = json.loads(capsys.readouterr().out)
+    assert run["marginals"]["X1"]["1"] == pytest.approx(case.posterior("1/2"), rel=1e-9)
