@@ -1,6 +1,6 @@
 """Dare County, North Carolina, 1940, ED 28-21 under household swapping at rate 0.04.
 
-The block of :mod:`dare_county` (Kazan & Reiter (2023), Sec. 4.2; Table 3: 34
+The block of :mod:`adversary.models.dare_county` (Kazan & Reiter (2023), Sec. 4.2; Table 3: 34
 voting-age non-Hispanic White persons, 10 non-voting-age White, and the
 target, the one voting-age non-Hispanic Black person, 45 in households)
 released as exact counts after household swapping instead of with noise. The

@@ -1,7 +1,7 @@
 """Dare County, North Carolina, 1940, ED 28-21 under targeted record swapping (TRS).
 
 The block, target, households, county composition and priors of
-:mod:`swapping_block` (which states them), released as exact counts after
+:mod:`adversary.models.swapping_block` (which states them), released as exact counts after
 targeted record swapping instead: :class:`~adversary.swapping.targeted.TargetedRecordSwapping`
 at rate 0.1 with ``k_anonymity`` 3 on voting age × Hispanic × race, whose law
 for one block is :class:`~adversary.scenarios.swapping.targeted_law.TargetedSwapLaw`.

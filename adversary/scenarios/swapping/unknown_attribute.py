@@ -120,14 +120,4 @@ def marginal_measures(
     check_tie_rule(tie_rule)
     truth = true_index(households, target, candidates)
     attack = hypotheses(households, target, candidates, law, composition)
-    priors = prior_vector(prior, len(attack.cells))
-    posterior_of_truth, correct = attack.marginals(priors, truth, tie_rule)
-    return MarginalMeasures.of_average(
-        posterior_of_truth,
-        correct,
-        float(priors[truth]),
-        omitted_mass=0.0,
-        error_bound=0.0,
-        details={"releases": int(np.prod(attack.likelihoods.shape[1:]))},
-        tie_rule=tie_rule,
-    )
+    return attack.marginal_measures(prior_vector(prior, len(attack.cells)), truth, tie_rule)
