@@ -1,0 +1,25 @@
+"""DP (2020), household swapping and TRS + cell key at equal accuracy (issue 25, point 3).
+
+- :mod:`.errors` — cell counts of a level, the mean absolute error per release;
+- :mod:`.dp_accuracy` — the 2020 release's accuracy: noisy measurements (exact ``E|Z|``)
+  and TopDown's published tables (simulated);
+- :mod:`.swap_accuracy` — a swapping release's accuracy against its rate, and the rate of
+  equal accuracy with its bracket.
+"""
+
+from .dp_accuracy import dg_mean_absolute, measurement_accuracy, topdown_accuracy
+from .errors import cell_counts, mean_and_se, release_mae
+from .swap_accuracy import EqualAccuracy, equal_accuracy_rate, swap_accuracy, swapped_counts
+
+__all__ = [
+    "EqualAccuracy",
+    "cell_counts",
+    "dg_mean_absolute",
+    "equal_accuracy_rate",
+    "mean_and_se",
+    "measurement_accuracy",
+    "release_mae",
+    "swap_accuracy",
+    "swapped_counts",
+    "topdown_accuracy",
+]
