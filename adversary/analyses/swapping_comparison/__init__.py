@@ -4,22 +4,28 @@
 - :mod:`.dp_accuracy` — the 2020 release's accuracy: noisy measurements (exact ``E|Z|``)
   and TopDown's published tables (simulated);
 - :mod:`.swap_accuracy` — a swapping release's accuracy against its rate, and the rate of
-  equal accuracy with its bracket.
+  equal accuracy with its bracket;
+- :mod:`.reconstruction` — the reconstruction share and exact-block rate by block size, DP
+  beside swapping.
 """
 
 from .dp_accuracy import dg_mean_absolute, measurement_accuracy, topdown_accuracy
 from .errors import cell_counts, mean_and_se, release_mae
+from .reconstruction import dp_reconstruction, release_reconstruction, swap_reconstruction
 from .swap_accuracy import EqualAccuracy, equal_accuracy_rate, swap_accuracy, swapped_counts
 
 __all__ = [
     "EqualAccuracy",
     "cell_counts",
     "dg_mean_absolute",
+    "dp_reconstruction",
     "equal_accuracy_rate",
     "mean_and_se",
     "measurement_accuracy",
     "release_mae",
+    "release_reconstruction",
     "swap_accuracy",
+    "swap_reconstruction",
     "swapped_counts",
     "topdown_accuracy",
 ]

@@ -36,7 +36,14 @@ from ...scenarios.reconstruction import REDUCED
 from ..reconstruction_study import block_cells
 from .errors import Z95, cell_counts, mean_and_se, release_mae
 
-__all__ = ["EqualAccuracy", "as_rates", "equal_accuracy_rate", "swap_accuracy", "swapped_counts"]
+__all__ = [
+    "EqualAccuracy",
+    "as_rates",
+    "equal_accuracy_rate",
+    "swap_accuracy",
+    "swapped_counts",
+    "with_rate",
+]
 
 
 def as_rates(rates, name: str = "rates") -> np.ndarray:
@@ -55,7 +62,8 @@ def as_rates(rates, name: str = "rates") -> np.ndarray:
     return values
 
 
-def _with_rate(mechanism, rate: float):
+def with_rate(mechanism, rate: float):
+    """``mechanism`` (a swapping mechanism, a dataclass with ``rate``) at ``rate``."""
     if not dataclasses.is_dataclass(mechanism) or not hasattr(mechanism, "rate"):
         raise TypeError(
             f"mechanism must be a swapping mechanism with a rate (a dataclass), got {mechanism!r}"
@@ -101,7 +109,7 @@ def swap_accuracy(
     cells = block_cells(persons, REDUCED)
     rows = []
     for rate in rates:
-        swapper = _with_rate(mechanism, rate)
+        swapper = with_rate(mechanism, rate)
         per_seed = {level: [] for level in levels}
         moved = []
         for s in range(seed, seed + seeds):
