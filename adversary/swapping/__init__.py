@@ -5,6 +5,7 @@ household swapped? what came in?). :mod:`.households` gives a population of
 persons its households and their match keys.
 """
 
+from .household_swapping import SWAP_AREAS, HouseholdSwapping, SwapSummary
 from .households import (
     HOUSEHOLD,
     HOUSEHOLD_SIZE_PMF,
@@ -17,6 +18,9 @@ __all__ = [
     "HOUSEHOLD",
     "HOUSEHOLD_SIZE_PMF",
     "MATCH_KEY",
+    "SWAP_AREAS",
+    "HouseholdSwapping",
+    "SwapSummary",
     "assign_households",
     "household_table",
 ]
