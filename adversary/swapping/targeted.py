@@ -108,7 +108,8 @@ def _names(value, parameter: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
 class TargetedSwapRun:
     """One run: the swapped ``persons`` and what happened to each household.
 
-    ``households``: ``household``, ``area`` (its lowest-level area),
+    ``households``: ``household``, ``area`` (its lowest-level area), ``size``,
+    ``voting_age``,
     ``risk_level`` (the level it is risky at; ``len(hierarchy)``: not risky),
     ``role`` (0 not swapped, 1 risky and swapped, 2 sampled at the lowest
     level, 3 donor), ``partner`` (household identifier, -1) and
@@ -120,12 +121,22 @@ class TargetedSwapRun:
     households: pd.DataFrame
     summary: pd.DataFrame
 
+    def _free(self) -> pd.DataFrame:
+        """The households neither risky nor sampled: those that can only be donors."""
+        h = self.households
+        return h[(h["risk_level"] == self.summary.shape[0]) & (h["role"] != SAMPLED)]
+
     @property
     def donor_rate(self) -> float:
-        """Share of the households that are neither risky nor sampled taken as donors."""
-        free = self.households[(self.households["risk_level"] == self.summary.shape[0])]
-        free = free[free["role"] != SAMPLED]
+        """Share of the households neither risky nor sampled that were taken as donors."""
+        free = self._free()
         return float((free["role"] == DONOR).mean()) if len(free) else 0.0
+
+    def donor_rates(self) -> dict[tuple[int, int], float]:
+        """:attr:`donor_rate` per household profile ``(size, voting_age)``."""
+        free = self._free()
+        rates = (free["role"] == DONOR).groupby([free["size"], free["voting_age"]]).mean()
+        return {(int(s), int(v)): float(r) for (s, v), r in rates.items()}
 
 
 @dataclass(frozen=True)
@@ -278,6 +289,8 @@ class TargetedRecordSwapping:
             {
                 HOUSEHOLD: ids,
                 "area": table[self.hierarchy[-1]].to_numpy(),
+                "size": table["size"].to_numpy(),
+                "voting_age": table["voting_age"].to_numpy(),
                 "risk_level": level,
                 "role": role,
                 "partner": np.where(partner >= 0, ids[np.maximum(partner, 0)], -1),

@@ -67,6 +67,8 @@ def _propose(
     Returns the accepted (seeker, donor) pairs and whether any seeker had a
     donor to draw (if not, no later round can pair anyone).
     """
+    if seekers.size == 0 or donors.size == 0:
+        return seekers[:0], seekers[:0], False
     order = np.lexsort((area[donors], group[donors]))
     donors = donors[order]
     span = int(max(area[donors].max(), area[seekers].max())) + 1
