@@ -1,6 +1,6 @@
 """DP (2020), household swapping and TRS + cell key at equal accuracy (issue 25, point 3).
 
-- :mod:`.errors` — cell counts of a level, the mean absolute error per release;
+- :mod:`.errors` — the mean absolute error per release and its Monte Carlo error;
 - :mod:`.dp_accuracy` — the 2020 release's accuracy: noisy measurements (exact ``E|Z|``)
   and TopDown's published tables (simulated);
 - :mod:`.swap_accuracy` — a swapping release's accuracy against its rate, and the rate of
@@ -10,13 +10,12 @@
 """
 
 from .dp_accuracy import dg_mean_absolute, measurement_accuracy, topdown_accuracy
-from .errors import cell_counts, mean_and_se, release_mae
+from .errors import mean_and_se, release_mae
 from .reconstruction import dp_reconstruction, release_reconstruction, swap_reconstruction
-from .swap_accuracy import EqualAccuracy, equal_accuracy_rate, swap_accuracy, swapped_counts
+from .swap_accuracy import EqualAccuracy, equal_accuracy_rate, released_tables, swap_accuracy
 
 __all__ = [
     "EqualAccuracy",
-    "cell_counts",
     "dg_mean_absolute",
     "dp_reconstruction",
     "equal_accuracy_rate",
@@ -24,8 +23,8 @@ __all__ = [
     "measurement_accuracy",
     "release_mae",
     "release_reconstruction",
+    "released_tables",
     "swap_accuracy",
     "swap_reconstruction",
-    "swapped_counts",
     "topdown_accuracy",
 ]

@@ -29,11 +29,10 @@ import numpy as np
 import pandas as pd
 
 from ..._validation import scalar_integer
-from ...scenarios.reconstruction import REDUCED
 from ...topdown.bias import BLOCK_SIZE_BINS, block_size_bin
-from ..reconstruction_study import block_cells, reconstruction_by_block_size, summary_by_bin
+from ..reconstruction_study import reconstruction_by_block_size, summary_by_bin
 from .errors import mean_and_se
-from .swap_accuracy import swapped_counts, with_rate
+from .swap_accuracy import released_tables, with_rate
 
 __all__ = ["dp_reconstruction", "release_reconstruction", "swap_reconstruction"]
 
@@ -72,22 +71,22 @@ def release_reconstruction(true, released) -> pd.DataFrame:
 
 
 def swap_reconstruction(
-    persons: pd.DataFrame, mechanism, rate: float, *, seeds: int = 4, seed: int = 0, noise=None
+    persons: pd.DataFrame, mechanism, rate: float, *, seeds: int = 4, seed: int = 0
 ) -> pd.DataFrame:
-    """Per bin: :func:`release_reconstruction` of the swapped (and, with ``noise`` —
-    ``noise(counts, "block", seed)`` — perturbed) block tables, the mean over ``seeds``
-    swaps (``seed``, ``seed + 1``, …) and its standard error (``_se``)."""
+    """Per bin: :func:`release_reconstruction` of the released block tables of ``mechanism``
+    at ``rate`` (:func:`~.swap_accuracy.released_tables`), the mean over ``seeds`` releases
+    (``seed``, ``seed + 1``, …) and its standard error (``_se``)."""
     seeds = scalar_integer(seeds, "seeds", 2)
     seed = scalar_integer(seed, "seed", 0)
-    swapper = with_rate(mechanism, rate)
-    cells = block_cells(persons, REDUCED)
+    at_rate = with_rate(mechanism, rate)
     replicates = []
     for s in range(seed, seed + seeds):
-        true, out = swapped_counts(persons, swapper.swap(persons, seed=s), cells, ("block",))[
-            "block"
-        ]
-        released = out if noise is None else noise(out, "block", s)
-        replicates.append(release_reconstruction(true, released))
+        truth, released, _ = released_tables(persons, at_rate, seed=s)
+        replicates.append(
+            release_reconstruction(
+                truth["block"]["counts"].values, released["block"]["counts"].values
+            )
+        )
     first = replicates[0]
     out = first[["blocks", "persons"]].copy()
     for name in ("overlap_share", "exact_block"):

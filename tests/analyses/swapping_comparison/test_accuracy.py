@@ -88,7 +88,7 @@ class _Exchange:
         if self.rate > 0:
             a, b = self.pair
             one, two = persons["household"] == a, persons["household"] == b
-            for column in ("tract", "block"):
+            for column in ("state", "county", "tract", "block_group", "block"):
                 place_a = persons.loc[one, column].iloc[0]
                 place_b = persons.loc[two, column].iloc[0]
                 out.loc[one, column] = place_b
@@ -111,7 +111,9 @@ def _persons():
     frame = pd.DataFrame(
         rows, columns=["record_id", "tract", "block", "household", "voting_age", "hispanic", "race"]
     )
-    return frame.assign(hhgq=0)
+    return frame.assign(
+        hhgq=0, state=1, county=1, block_group=frame["block"] // 10 + 100 * frame["tract"]
+    )
 
 
 def test_one_exchange_costs_twice_the_households_l1_distance_over_blocks_and_cells():
@@ -131,17 +133,18 @@ def test_release_mae_refuses_mismatched_shapes():
         release_mae(np.zeros((2, 3, 4)), np.zeros((3, 5)))
 
 
-def test_equal_accuracy_interpolates_and_brackets_by_the_band():
-    rates = [0.0, 0.1, 0.2, 0.4]
-    mae = [0.0, 1.0, 2.0, 4.0]
-    found = equal_accuracy_rate(rates, mae, [0, 0.1, 0.1, 0.1], target=1.5)
+def test_equal_accuracy_interpolates_and_brackets_on_the_grid_by_the_band():
+    rates = [0.0, 0.1, 0.2, 0.3, 0.4]
+    mae = [0.0, 1.0, 2.0, 3.0, 4.0]
+    found = equal_accuracy_rate(rates, mae, [0, 0.1, 0.1, 0.1, 0.1], target=1.5)
     assert found.rate == pytest.approx(0.15)
-    band = 1.959963984540054 * 0.1
-    assert found.low == pytest.approx(0.1 + (1.5 - 1 - band) / 10)
-    assert found.high == pytest.approx(0.1 + (1.5 - 1 + band) / 10)
+    assert (found.low, found.high) == (0.1, 0.2)
     assert found.increasing
-    never = equal_accuracy_rate(rates, mae, [0.0] * 4, target=5.0)
-    assert math.isinf(never.rate) and math.isinf(never.high)
+    # a band of ±0.98 at 2.0 reaches below 1.5: the bracket widens to the next grid rate
+    wide = equal_accuracy_rate(rates, mae, [0, 0.5, 0.5, 0.5, 0.5], target=1.5)
+    assert (wide.low, wide.high) == (0.0, 0.3)
+    never = equal_accuracy_rate(rates, mae, [0.0] * 5, target=5.0)
+    assert math.isinf(never.rate) and math.isinf(never.high) and never.low == 0.4
 
 
 def test_equal_accuracy_refuses_bad_rates():
@@ -149,3 +152,50 @@ def test_equal_accuracy_refuses_bad_rates():
         equal_accuracy_rate([0.2, 0.1], [0, 1], [0, 0], target=0.5)
     with pytest.raises(ValueError, match="rates must be increasing"):
         swap_accuracy(_persons(), _Exchange(0.0), [0.0, 1.5])
+
+
+@pytest.fixture(scope="module")
+def households():
+    from adversary.swapping import assign_households
+
+    return assign_households(synthetic_population(5000, seed=3), seed=3)
+
+
+def test_household_swapping_error_is_0_at_rate_0_and_bounded_by_twice_the_persons_moved(
+    households,
+):
+    from adversary.swapping import HouseholdSwapping
+
+    mechanism = HouseholdSwapping(0.0, within="county")
+    rates = [0.0, 0.01, 0.04]
+    table = swap_accuracy(households, mechanism, rates, seeds=4, levels=("block",))
+    mae = table.set_index("rate")["mae"]
+    assert mae[0.0] == 0 and table.loc[table["rate"] == 0, "mae_se"].iloc[0] == 0
+    blocks = households["block"].nunique()
+    for rate in rates[1:]:
+        moved = np.mean(
+            [
+                HouseholdSwapping(rate, within="county").swap(households, seed=s)["swapped"].sum()
+                for s in range(4)
+            ]
+        )
+        # each moved person changes two blocks' cells by at most one each
+        bound = 2 * moved / (blocks * REDUCED.n_cells)
+        assert 0 < mae[rate] <= bound
+    assert mae[0.01] < mae[0.04]
+
+
+def test_the_equal_accuracy_bracket_holds_the_rate_whose_error_was_the_target(households):
+    from adversary.swapping import HouseholdSwapping
+
+    mechanism = HouseholdSwapping(0.0, within="county")
+    measured = swap_accuracy(households, mechanism, [0.15], seeds=6, seed=100, levels=("block",))
+    grid = swap_accuracy(
+        households, mechanism, [0.0, 0.05, 0.1, 0.2, 0.3], seeds=6, levels=("block",)
+    )
+    found = equal_accuracy_rate(
+        grid["rate"], grid["mae"], grid["mae_se"], measured["mae"][0], measured["mae_se"][0]
+    )
+    assert found.increasing
+    assert found.low <= 0.15 <= found.high
+    assert found.low < found.rate < found.high

@@ -37,6 +37,7 @@ class _Stay:
     """A test double: a swapping mechanism whose households never move."""
 
     rate: float
+    within: str = "county"
 
     def swap(self, persons, *, seed):
         return persons.assign(swapped=False)
