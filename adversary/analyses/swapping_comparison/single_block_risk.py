@@ -21,15 +21,29 @@ Bayes decision (3.6) at ``p`` = 1/2.
   area's composition (its household persons' cells,
   :class:`~adversary.scenarios.swapping.block.Composition`). The mean over
   targets and its Monte Carlo standard error ``sd/√n`` over the sampled targets.
+- **Swapping, then the cell key method** (``cell_key=`` a p-table): the
+  count of c is released as the swapped count plus the cell key noise of
+  :class:`adversary.swapping.cell_key.CellKeyMethod` — 0 for a count of 0,
+  the p-table conditioned on ``z ≥ −n`` for a count ``0 < n < E``, the
+  p-table itself from ``E`` on — drawn at a cell key the adversary does not
+  know (uniform, independent of the swaps): each hypothesis's release pmf is
+  the swapped count's (C's convolution) times that transition matrix
+  (:func:`cell_key_transition`), and the measures (3.3)–(3.6) are the same
+  exact sums over the longer release grid.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pandas as pd
 
 from ..._validation import scalar_integer
 from ...budget import as_allocation
+from ...measures.decision import DEFAULT_TIE_RULE
+from ...measures.marginal import MarginalMeasures
+from ...noise import CellKeyNoise
 from ...scenarios import single_block
 from ...scenarios.reconstruction import REDUCED
 from ...scenarios.swapping import single_block as swapping
@@ -37,7 +51,13 @@ from ...scenarios.swapping.block import Composition
 from ..reconstruction_study import block_cells
 from .errors import mean_and_se
 
-__all__ = ["MEASURES", "dp_single_block", "swap_single_block", "unique_targets"]
+__all__ = [
+    "MEASURES",
+    "cell_key_transition",
+    "dp_single_block",
+    "swap_single_block",
+    "unique_targets",
+]
 
 #: The measures reported: name → (what, prior).
 MEASURES = {
@@ -113,19 +133,62 @@ def unique_targets(
     return targets
 
 
-def swap_single_block(targets: list[dict], law) -> dict:
+def cell_key_transition(max_count: int, noise: CellKeyNoise) -> np.ndarray:
+    """``T[n, y] = P[released y | count n]`` of the cell key method for counts ``0..max_count``
+    and releases ``0..max_count + E`` (module docstring): row 0 is ``δ_0``, row ``n`` the
+    p-table ``noise`` conditioned on ``z ≥ −n``."""
+    if not isinstance(noise, CellKeyNoise):
+        raise TypeError(f"cell_key must be a CellKeyNoise (the p-table), got {noise!r}")
+    max_count = scalar_integer(max_count, "max_count", 0)
+    bound = noise.bound
+    z = np.arange(-bound, bound + 1)
+    pmf = noise.pmf(z)
+    out = np.zeros((max_count + 1, max_count + bound + 1))
+    out[0, 0] = 1.0
+    for n in range(1, max_count + 1):
+        kept = np.where(z >= -n, pmf, 0.0)
+        out[n, n + z[z >= -n]] = kept[z >= -n] / kept.sum()
+    return out
+
+
+def _target_measures(target: dict, law, composition, cell_key) -> dict:
+    """``{measure: value}`` of one target: C's hypotheses built once, the sums (3.3)/(3.6)
+    for each prior (as :func:`adversary.scenarios.swapping.single_block.marginal_measures`)."""
+    attack = swapping.hypotheses(
+        target["households"],
+        target["target"],
+        target["cell"],
+        target["alternative"],
+        law,
+        composition,
+    )
+    if cell_key is not None:
+        grid = attack.likelihoods.shape[1]
+        attack = dataclasses.replace(
+            attack, likelihoods=attack.likelihoods @ cell_key_transition(grid - 1, cell_key)
+        )
+    out = {}
+    for name, (what, prior) in MEASURES.items():
+        # hypotheses (alternative, c); the truth is c
+        posterior, correct = attack.marginals(np.array([1.0 - prior, prior]), 1, DEFAULT_TIE_RULE)
+        measures = MarginalMeasures.of_average(
+            posterior, correct, prior, omitted_mass=0.0, error_bound=0.0
+        )
+        out[name] = getattr(measures, what)
+    return out
+
+
+def swap_single_block(targets: list[dict], law, *, cell_key: CellKeyNoise | None = None) -> dict:
     """``{measure: mean, measure_se: SE}`` over ``targets`` (:func:`unique_targets`) of the
-    exact measures under the swap ``law`` (:mod:`adversary.scenarios.swapping.laws`)."""
+    exact measures under the swap ``law`` (:mod:`adversary.scenarios.swapping.laws`), with
+    the cell key method's p-table ``cell_key`` on the swapped count if given."""
     if not targets:
         raise ValueError("targets: no unique target to measure")
     values = {name: [] for name in MEASURES}
     for t in targets:
         composition = Composition.from_counts(t["area_counts"])
-        for name, (what, prior) in MEASURES.items():
-            measures = swapping.marginal_measures(
-                prior, t["households"], t["target"], t["cell"], t["alternative"], law, composition
-            )
-            values[name].append(getattr(measures, what))
+        for name, value in _target_measures(t, law, composition, cell_key).items():
+            values[name].append(value)
     out = {}
     for name, sample in values.items():
         out[name], out[f"{name}_se"] = mean_and_se(sample)

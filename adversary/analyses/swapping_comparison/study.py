@@ -33,10 +33,12 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..._validation import scalar_integer
+from ...noise import CellKeyNoise
 from ...population.synthetic import synthetic_population
 from ...scenarios.swapping.laws import HouseholdSwapLaw
 from ...scenarios.swapping.targeted_law import TargetedSwapLaw
 from ...swapping import HouseholdSwapping, assign_households
+from ...swapping.cell_key import CellKeyMethod, SwapThenCellKey
 from ...swapping.targeted import TargetedRecordSwapping
 from .dp_accuracy import measurement_accuracy, topdown_accuracy
 from .reconstruction import dp_reconstruction, swap_reconstruction
@@ -61,13 +63,30 @@ class Compared:
     mechanism: object
     law: object
 
+    @property
+    def cell_key(self):
+        """The p-table of a mechanism composed with the cell key method (else ``None``)."""
+        return getattr(getattr(self.mechanism, "cell_key", None), "noise", None)
 
-def default_mechanisms(persons: pd.DataFrame, *, within: str = "county", seed: int = 0):
-    """Household swapping from the same ``within`` area (law ``HouseholdSwapLaw(rate)``) and
+    def single_block(self, targets, rate: float) -> dict:
+        """The single-block measures over ``targets`` at ``rate`` (:func:`.swap_single_block`)."""
+        return swap_single_block(targets, self.law(float(rate)), cell_key=self.cell_key)
+
+
+#: The cell key method's p-table of the default TRS + cell key (an illustrative one).
+CELL_KEY = CellKeyNoise(target_variance=1.0, bound=3)
+
+
+def default_mechanisms(
+    persons: pd.DataFrame, *, within: str = "county", seed: int = 0, cell_key=CELL_KEY
+):
+    """Household swapping from the same ``within`` area (law ``HouseholdSwapLaw(rate)``),
     targeted record swapping with its defaults (law
     :class:`~adversary.scenarios.swapping.targeted_law.TargetedSwapLaw` with the donor rates
     per household profile of one run of the mechanism at the rate on ``persons``, seeded
-    ``seed``)."""
+    ``seed``), and TRS then the cell key method with the p-table ``cell_key``
+    (:class:`~adversary.swapping.cell_key.SwapThenCellKey`; the same law, the p-table's noise
+    on the release)."""
     trs = TargetedRecordSwapping()
 
     def trs_law(rate):
@@ -78,6 +97,7 @@ def default_mechanisms(persons: pd.DataFrame, *, within: str = "county", seed: i
     return (
         Compared("swapping", HouseholdSwapping(0.0, within=within), HouseholdSwapLaw),
         Compared("trs", trs, trs_law),
+        Compared("trs+cell key", SwapThenCellKey(trs, CellKeyMethod(cell_key)), trs_law),
     )
 
 
@@ -120,7 +140,7 @@ def _swap_curve(persons, compared: Compared, rates, targets, seeds, seed) -> pd.
             row[f"mae_{level}"] = accuracy.loc[(rate, level), "mae"]
             row[f"mae_{level}_se"] = accuracy.loc[(rate, level), "mae_se"]
         row["moved"] = accuracy.loc[(rate, "block"), "moved"]
-        rows.append(row | swap_single_block(targets, compared.law(float(rate))))
+        rows.append(row | compared.single_block(targets, rate))
     return pd.DataFrame(rows)
 
 
@@ -253,7 +273,7 @@ def swapping_comparison(
                 "value": found.rate,
                 "setting": setting,
             }
-            side.append(pd.DataFrame([row | swap_single_block(sample, m.law(found.rate))]))
+            side.append(pd.DataFrame([row | m.single_block(sample, found.rate)]))
             if reconstruction is not None:
                 table = swap_reconstruction(
                     persons, m.mechanism, found.rate, seeds=seeds, seed=seed
