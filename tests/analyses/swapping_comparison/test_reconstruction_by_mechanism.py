@@ -1,6 +1,5 @@
 """Reconstruction by block size for DP and swapping: the exact limits and a hand count."""
 
-import dataclasses
 import math
 
 import numpy as np
@@ -12,7 +11,7 @@ from adversary.analyses.swapping_comparison.reconstruction import (
     swap_reconstruction,
 )
 from adversary.population.synthetic import synthetic_population
-from adversary.swapping import assign_households
+from adversary.swapping import HouseholdSwapping, assign_households
 
 
 def test_release_reconstruction_counts_records_and_exact_blocks_by_bin():
@@ -32,23 +31,16 @@ def test_release_reconstruction_counts_records_and_exact_blocks_by_bin():
     assert math.isnan(table.loc[">=250", "overlap_share"])
 
 
-@dataclasses.dataclass(frozen=True)
-class _Stay:
-    """A test double: a swapping mechanism whose households never move."""
-
-    rate: float
-    within: str = "county"
-
-    def swap(self, persons, *, seed):
-        return persons.assign(swapped=False)
-
-
-def test_an_unswapped_release_rebuilds_every_block():
+def test_an_unswapped_release_rebuilds_every_block_and_a_swapped_one_fewer():
     persons = assign_households(synthetic_population(3000, seed=4), seed=4)
-    table = swap_reconstruction(persons, _Stay(0.0), 0.0, seeds=2)
+    mechanism = HouseholdSwapping(0.5, within="county")
+    table = swap_reconstruction(persons, mechanism, 0.0, seeds=2)
     assert (table["overlap_share"] == 1).all() and (table["exact_block"] == 1).all()
     assert (table["overlap_share_se"] == 0).all()
     assert table.loc["all", "persons"] == 3000
+    swapped = swap_reconstruction(persons, mechanism, 0.5, seeds=2)
+    assert 0 < swapped.loc["all", "overlap_share"] < 1
+    assert swapped.loc["all", "exact_block"] < 1
 
 
 def test_dp_reconstruction_without_noise_is_the_studys_exact_limit():
