@@ -13,7 +13,9 @@ synthetic state by default):
    mechanism). Every MAE is at the block and the tract.
 2. **Equal accuracy** (``equal``): for each mechanism, level and reference
    (the noisy measurements' ``mae_detailed``, TopDown's ``mae`` at scale 1),
-   the rate of the same MAE and its 95 % bracket (:func:`.equal_accuracy_rate`).
+   the rate of the same MAE and its 95 % bracket on the grid
+   (:func:`.equal_accuracy_rate`), then again with ``refine`` more rates measured
+   evenly inside the first bracket (accuracy only).
 3. **Side by side** (``side_by_side``, ``reconstruction``): the single-block
    measures and the reconstruction by block size (:mod:`.reconstruction`) of
    DP at 2020 and of each mechanism at each equal-accuracy rate found on the grid.
@@ -130,51 +132,64 @@ def _dp_curve(persons, scales, budget, runs, seed) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _swap_curve(persons, compared: Compared, rates, targets, seeds, seed) -> pd.DataFrame:
+def _swap_curve(persons, compared: Compared, rates, targets, seeds, seed):
+    """The mechanism's rows of ``curves`` and its accuracy table (:func:`.swap_accuracy`)."""
     accuracy = swap_accuracy(persons, compared.mechanism, rates, seeds=seeds, seed=seed)
-    accuracy = accuracy.set_index(["rate", "level"])
+    indexed = accuracy.set_index(["rate", "level"])
     rows = []
     for rate in rates:
         row = {"mechanism": compared.name, "parameter": "rate", "value": float(rate)}
         for level in LEVELS:
-            row[f"mae_{level}"] = accuracy.loc[(rate, level), "mae"]
-            row[f"mae_{level}_se"] = accuracy.loc[(rate, level), "mae_se"]
-        row["moved"] = accuracy.loc[(rate, "block"), "moved"]
+            row[f"mae_{level}"] = indexed.loc[(rate, level), "mae"]
+            row[f"mae_{level}_se"] = indexed.loc[(rate, level), "mae_se"]
+        row["moved"] = indexed.loc[(rate, "block"), "moved"]
         rows.append(row | compared.single_block(targets, rate))
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows), accuracy.assign(mechanism=compared.name)
 
 
-def _equal(curves: pd.DataFrame, names) -> pd.DataFrame:
-    dp = curves[(curves["mechanism"] == "dp") & (curves["value"] == 1.0)].iloc[0]
+def _found(accuracy: pd.DataFrame, level: str, target: float, target_se: float):
+    curve = accuracy[accuracy["level"] == level].sort_values("rate")
+    return equal_accuracy_rate(curve["rate"], curve["mae"], curve["mae_se"], target, target_se)
+
+
+def _equal(persons, dp: pd.Series, compared: Compared, accuracy, refine: int, seeds, seed):
+    """The rows of ``equal`` for one mechanism, and its accuracy table with the rates added
+    by the refinement: ``refine`` rates evenly inside each finite first bracket, then the
+    bracket again on the grid with them."""
     rows = []
-    for name in names:
-        curve = curves[curves["mechanism"] == name]
-        for level in LEVELS:
-            for reference, column in REFERENCES.items():
-                target = dp[f"{column}_{level}"]
-                target_se = dp.get(f"{column}_{level}_se", 0.0)
-                found = equal_accuracy_rate(
-                    curve["value"],
-                    curve[f"mae_{level}"],
-                    curve[f"mae_{level}_se"],
-                    target,
-                    target_se,
-                )
-                rows.append(
-                    {"mechanism": name, "level": level, "reference": reference}
-                    | {k: getattr(found, k) for k in ("target", "target_se", "rate", "low", "high")}
-                    | {"increasing": found.increasing}
-                )
-    return pd.DataFrame(rows)
+    for level in LEVELS:
+        for reference, column in REFERENCES.items():
+            target = dp[f"{column}_{level}"]
+            target_se = dp.get(f"{column}_{level}_se", 0.0)
+            found = _found(accuracy, level, target, target_se)
+            if refine and math.isfinite(found.high) and found.high > found.low:
+                inside = np.linspace(found.low, found.high, refine + 2)[1:-1]
+                inside = inside[~np.isin(inside, accuracy["rate"].to_numpy())]
+                if inside.size:
+                    more = swap_accuracy(
+                        persons, compared.mechanism, inside, seeds=seeds, seed=seed
+                    )
+                    accuracy = pd.concat(
+                        [accuracy, more.assign(mechanism=compared.name)], ignore_index=True
+                    )
+                found = _found(accuracy, level, target, target_se)
+            rows.append(
+                {"mechanism": compared.name, "level": level, "reference": reference}
+                | {k: getattr(found, k) for k in ("target", "target_se", "rate", "low", "high")}
+                | {"increasing": found.increasing}
+            )
+    return pd.DataFrame(rows), accuracy
 
 
 @dataclass(frozen=True)
 class ComparisonResult:
     """:func:`swapping_comparison`'s tables (module docstring): ``curves`` (one row per
-    mechanism and setting), ``equal``, ``side_by_side`` and ``reconstruction`` (``None``
+    mechanism and setting), ``accuracy`` (each swapping mechanism's MAE per rate and level,
+    the refinement's rates included), ``equal``, ``side_by_side`` and ``reconstruction`` (``None``
     when not run); ``settings`` the study's arguments."""
 
     curves: pd.DataFrame
+    accuracy: pd.DataFrame
     equal: pd.DataFrame
     side_by_side: pd.DataFrame
     reconstruction: pd.DataFrame | None
@@ -225,6 +240,7 @@ def swapping_comparison(
     within: str = "county",
     budget="pl94-2020-persons",
     seeds: int = 3,
+    refine: int = 3,
     runs: int = 3,
     targets: int = 30,
     mechanisms=None,
@@ -234,12 +250,15 @@ def swapping_comparison(
     size of a synthetic state seeded ``seed``).
 
     ``mechanisms``: :class:`Compared` ones (default :func:`default_mechanisms`);
-    ``scales`` must include 1 (the 2020 budget);
+    ``scales`` must include 1 (the 2020 budget); ``seeds`` swaps per rate and ``runs``
+    TopDown releases per scale (Monte Carlo); ``refine`` rates added inside each bracket of
+    equal accuracy; ``targets`` unique targets sampled for the single-block attack;
     ``reconstruction``: ``None`` (not run) or the DP study's fields
     (:class:`~adversary.analyses.reconstruction_study.ReconstructionStudy`:
     ``per_bin``, ``draws``, …).
     """
     seed = scalar_integer(seed, "seed", 0)
+    refine = scalar_integer(refine, "refine", 0)
     rates = as_rates(rates)
     scales = tuple(float(s) for s in np.atleast_1d(scales))
     if 1.0 not in scales or any(not (s > 0 and math.isfinite(s)) for s in scales):
@@ -248,12 +267,17 @@ def swapping_comparison(
     if mechanisms is None:
         mechanisms = default_mechanisms(persons, within=within, seed=seed)
     sample = unique_targets(persons, targets, within=within, seed=seed)
-    curves = pd.concat(
-        [_dp_curve(persons, scales, budget, runs, seed)]
-        + [_swap_curve(persons, m, rates, sample, seeds, seed) for m in mechanisms],
-        ignore_index=True,
-    )
-    equal = _equal(curves, [m.name for m in mechanisms])
+    dp_curve = _dp_curve(persons, scales, budget, runs, seed)
+    at_2020 = dp_curve[dp_curve["value"] == 1.0].iloc[0]
+    parts, equal, accuracy = [dp_curve], [], []
+    for m in mechanisms:
+        curve, table = _swap_curve(persons, m, rates, sample, seeds, seed)
+        found, table = _equal(persons, at_2020, m, table, refine, seeds, seed)
+        parts.append(curve)
+        equal.append(found)
+        accuracy.append(table.sort_values(["level", "rate"], ignore_index=True))
+    curves = pd.concat(parts, ignore_index=True)
+    equal = pd.concat(equal, ignore_index=True)
     side = [curves[(curves["mechanism"] == "dp") & (curves["value"] == 1.0)].assign(setting="2020")]
     recon = []
     if reconstruction is not None:
@@ -283,6 +307,7 @@ def swapping_comparison(
     keep = ["mechanism", "setting", "value", *[c for n in MEASURES for c in (n, f"{n}_se")]]
     return ComparisonResult(
         curves=curves,
+        accuracy=pd.concat(accuracy, ignore_index=True),
         equal=equal,
         side_by_side=side_by_side[keep],
         reconstruction=pd.concat(recon).reset_index() if recon else None,
@@ -294,6 +319,7 @@ def swapping_comparison(
             "within": within,
             "budget": str(budget),
             "seeds": seeds,
+            "refine": refine,
             "runs": runs,
             "targets": len(sample),
         },

@@ -1,6 +1,7 @@
 """The single-block attack side by side, and the study: closed forms and the existing attacks."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ from adversary.analyses.swapping_comparison.single_block_risk import (
     unique_targets,
 )
 from adversary.analyses.swapping_comparison.study import swapping_comparison
-from adversary.budget import detailed_rho
+from adversary.budget import detailed_rho, get_preset
 from adversary.noise import CellKeyNoise
 from adversary.population.synthetic import synthetic_population
 from adversary.scenarios import single_block
@@ -92,12 +93,21 @@ def test_unique_targets_are_unique_in_their_blocks_with_their_households():
 
 
 def test_the_study_on_a_small_state_ties_each_mechanism_to_its_closed_forms():
+    # four times the 2020 budget: TopDown's block MAE within the swaps' reach on a small state
+    budget = get_preset().with_rho_total(Fraction(4 * 256, 100))
     result = swapping_comparison(
-        4000, seed=1, rates=(0.0, 0.5, 1.0), scales=(1.0, 4.0), seeds=2, runs=2, targets=6
+        4000,
+        seed=1,
+        rates=(0.0, 0.5, 1.0),
+        scales=(1.0, 4.0),
+        budget=budget,
+        seeds=2,
+        runs=2,
+        targets=6,
     )
     curves = result.curves.set_index(["mechanism", "value"])
     at_2020 = curves.loc[("dp", 1.0)]
-    rho = detailed_rho("block")
+    rho = 4 * detailed_rho("block")
     assert at_2020["mae_detailed_block"] == pytest.approx(dg_mean_absolute(1 / rho))
     assert at_2020["risk_p50"] == pytest.approx(
         single_block.marginal_risk(0.02, rho=rho, convention="das")
@@ -113,6 +123,12 @@ def test_the_study_on_a_small_state_ties_each_mechanism_to_its_closed_forms():
     equal = result.equal.set_index(["mechanism", "level", "reference"])
     found = equal.loc[("swapping", "block", "topdown")]
     assert found["low"] <= found["rate"] <= found["high"]
+    # the refinement measured more rates inside the first bracket (grid rates 0.5 apart, the
+    # bracket at least one step wide): the bracket is now at most one step
+    refined = result.accuracy[
+        (result.accuracy["mechanism"] == "swapping") & (result.accuracy["level"] == "block")
+    ]
+    assert len(refined) > 3 and found["high"] - found["low"] <= 0.5
     assert result.side_by_side["setting"].iloc[0] == "2020"
     figure = result.figure()
     assert isinstance(figure, Figure) and len(figure.axes) == 3
