@@ -98,8 +98,8 @@ def swap_reconstruction(
 
 def dp_reconstruction(persons: pd.DataFrame, *, scale: float = 1.0, **study) -> pd.DataFrame:
     """Per bin: the DP study's ``overlap_share`` and ``p_true_histogram`` (as
-    ``exact_block``) with their standard errors, at every ρ of the study's budget times
-    ``scale``, DAS convention; ``study``: the other fields of
+    ``exact_block``) with their standard errors, ``blocks`` and ``persons`` (sampled), at
+    every ρ of the study's budget times ``scale``, DAS convention; ``study``: the other fields of
     :class:`~adversary.analyses.reconstruction_study.ReconstructionStudy`."""
     rows = reconstruction_by_block_size(persons, scales=(scale,), conventions=("das",), **study)
     summary = summary_by_bin(rows).loc[("das", float(scale))]
@@ -107,4 +107,5 @@ def dp_reconstruction(persons: pd.DataFrame, *, scale: float = 1.0, **study) -> 
     out["exact_block"] = out.pop("p_true_histogram")
     out["exact_block_se"] = summary["p_true_histogram_se"]
     out["blocks"] = summary["blocks"]
+    out["persons"] = summary["persons"]
     return out

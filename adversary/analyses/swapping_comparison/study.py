@@ -222,6 +222,8 @@ class ComparisonResult:
                     label=label,
                 )
                 ax.set_title(f"{what.replace('_', ' ')}, p = {prior:g}")
+                if what == "marginal_risk":
+                    ax.set_yscale("log")
                 ax.set_xlabel(f"MAE per cell, {level}")
         at_2020 = self.curves[(self.curves["mechanism"] == "dp") & (self.curves["value"] == 1.0)]
         for ax, measure in zip(axes, MEASURES, strict=True):

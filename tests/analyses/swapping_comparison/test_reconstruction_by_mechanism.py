@@ -48,3 +48,4 @@ def test_dp_reconstruction_without_noise_is_the_studys_exact_limit():
     table = dp_reconstruction(persons, scale=math.inf, per_bin=2, draws=10, tune=0, chains=1)
     assert (table["overlap_share"] == 1).all() and (table["exact_block"] == 1).all()
     assert table.loc["all", "blocks"] == table.drop(index="all")["blocks"].sum()
+    assert table.loc["all", "persons"] == table.drop(index="all")["persons"].sum() > 0
