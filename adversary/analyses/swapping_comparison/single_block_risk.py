@@ -89,6 +89,9 @@ def unique_targets(
     tuples of cells), ``target`` ``(household, member)``, ``cell``, ``alternative`` and
     ``area_counts`` (the 56-cell counts of the ``within`` area), module docstring."""
     n = scalar_integer(n, "n", 1)
+    missing = [c for c in ("block", "tract", within, "household") if c not in persons.columns]
+    if missing:
+        raise ValueError(f"persons: columns {missing} are missing (within={within!r})")
     cells = block_cells(persons, REDUCED)
     frame = pd.DataFrame(
         {

@@ -138,6 +138,15 @@ def test_the_study_on_a_small_state_ties_each_mechanism_to_its_closed_forms():
     assert not math.isnan(found["target"])
 
 
+def test_unique_targets_refuse_a_population_without_households_or_the_area():
+    persons = synthetic_population(500, seed=5)
+    with pytest.raises(ValueError, match=r"columns \['household'\] are missing"):
+        unique_targets(persons, 3)
+    with_households = assign_households(persons, seed=5)
+    with pytest.raises(ValueError, match=r"columns \['district'\] are missing"):
+        unique_targets(with_households, 3, within="district")
+
+
 def test_swap_single_block_is_the_adversarys_exact_measures_averaged_over_targets():
     from adversary.scenarios.swapping import single_block as swapping
     from adversary.scenarios.swapping.block import Composition
