@@ -100,6 +100,20 @@ class MechanismKind:
     def keys(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.parameters)
 
+    @property
+    def usage(self) -> str:
+        """``name:key,…`` in short: alternatives joined by ``|``, optional keys in brackets."""
+        needed, optional = [], ""
+        for p in self.parameters:
+            group = next((g for g in self.alternatives if p.name in g), (p.name,))
+            if group[0] != p.name:
+                continue
+            if p.default == REQUIRED or len(group) > 1:
+                needed.append("|".join(group))
+            else:
+                optional += f"[,{p.name}]"
+        return f"{self.name}:{','.join(needed)}{optional}"
+
     def make(self, values: dict):
         """The mechanism from parsed ``values`` (required keys and alternatives checked)."""
         for group in self.alternatives:
@@ -382,15 +396,21 @@ def mechanisms_table() -> str:
 
 #: A case's ρ fields, set to ``None`` when the mechanism replaces them.
 _RHO_FIELDS = ("rho", "rho1", "rho2", "rhos")
+#: A case's choice of the approximation (3.7) of a sum of noises: ``{field: (approximate,
+#: exact)}`` (block group, post-processing).
+_APPROXIMATIONS = {"sum_noise": ("approximate", "exact"), "exact_sum": (False, True)}
 
 
 def with_mechanism(case, mechanism, name: str = "mechanism"):
     """``case`` with ``mechanism`` as the noise of every released count, its ρ fields ``None``.
 
     A case whose noise is one mechanism per release (a tuple) gets a tuple of
-    ``mechanism``. A case without a ``mechanism`` parameter, or whose
-    ``mechanism`` takes another kind (a noise mechanism on a swapping case),
-    is refused in one line naming ``name`` and the case.
+    ``mechanism``. Kazan & Reiter's approximation (3.7) of a sum of noises holds
+    for discrete Gaussians only: under other noise a block group's
+    ``sum_noise="approximate"`` becomes ``"exact"`` and a post-processing
+    case's ``exact_sum=False`` becomes ``True``. A case without a ``mechanism``
+    parameter, or whose ``mechanism`` takes another kind (a noise mechanism on
+    a swapping case), is refused in one line naming ``name`` and the case.
     """
     label = f"case {getattr(case, 'name', '?')!r} ({type(case).__name__})"
     parameters = case.parameters()
@@ -408,6 +428,10 @@ def with_mechanism(case, mechanism, name: str = "mechanism"):
         current = parameters.get("rhos")
     value = (mechanism,) * len(current) if isinstance(current, tuple) else mechanism
     changes = {field: None for field in _RHO_FIELDS if field in parameters}
+    if not isinstance(mechanism, DiscreteGaussianNoise):  # (3.7): discrete Gaussians only
+        for field, (approximate, exact) in _APPROXIMATIONS.items():
+            if field in parameters and parameters[field] is approximate:
+                changes[field] = exact
     try:
         return case.replace(mechanism=value, **changes)
     except (ValueError, TypeError) as error:
