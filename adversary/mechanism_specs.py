@@ -19,6 +19,7 @@ is passed on after the spec.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import typing
@@ -413,7 +414,7 @@ def with_mechanism(case, mechanism, name: str = "mechanism"):
     a swapping case), is refused in one line naming ``name`` and the case.
     """
     label = f"case {getattr(case, 'name', '?')!r} ({type(case).__name__})"
-    parameters = case.parameters()
+    parameters = _parameters(case)
     if "mechanism" not in parameters:
         raise ValueError(f"{name}: {label} has no mechanism parameter; its noise is fixed")
     accepted = _accepted_classes(case)
@@ -436,6 +437,15 @@ def with_mechanism(case, mechanism, name: str = "mechanism"):
         return case.replace(mechanism=value, **changes)
     except (ValueError, TypeError) as error:
         raise ValueError(f"{name}: {label}: {_first_line(error)}") from None
+
+
+def _parameters(case) -> dict:
+    """The case's parameters: ``parameters()`` of an attack, else a dataclass's fields."""
+    if hasattr(case, "parameters"):
+        return case.parameters()
+    if dataclasses.is_dataclass(case):
+        return {f.name: getattr(case, f.name) for f in dataclasses.fields(case) if f.init}
+    return {}
 
 
 def _accepted_classes(case) -> tuple[type, ...]:
