@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -182,6 +183,14 @@ def test_the_table_lists_every_key_with_its_default_and_range():
     assert "  bound: largest |noise| E, integer >= 1; required" in table
     assert "  rho: zCDP ρ of the count, > 0; one of rho or sigma2" in table
     assert "  sensitivity: how far one person moves a count (L1), integer >= 1; default 1" in table
+
+
+def test_getting_started_documents_every_kind():
+    """The table of ``--mechanism`` in Getting started has a row per registered kind."""
+    page = Path(__file__).parents[1] / "docs" / "getting-started.md"
+    text = page.read_text(encoding="utf-8")
+    for kind in MECHANISMS.values():
+        assert f"| `{kind.usage.replace('|', chr(92) + '|')}` |" in text
 
 
 # --- on a case -----------------------------------------------------------------------------
