@@ -128,7 +128,9 @@ class MechanismKind:
                 raise ValueError(f"{self.name} needs {p.name} ({p.meaning})")
         if self.build is not None:
             return self.build(values)
-        defaults = {p.name: p.default for p in self.parameters if p.default != REQUIRED}
+        defaults = {
+            p.name: p.default for p in self.parameters if p.default not in (REQUIRED, ALTERNATIVE)
+        }
         return self.cls(**(defaults | values))
 
     def spec_values(self, mechanism) -> dict:

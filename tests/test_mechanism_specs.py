@@ -127,6 +127,30 @@ def test_a_one_entry_kind_takes_defaults_names_and_tuples(toy):
     assert "toy_swapping:rate[,within][,match_key]" in MECHANISMS["toy_swapping"].usage
 
 
+@dataclass(frozen=True)
+class Either:
+    low: float | None = None
+    high: float | None = None
+
+
+def test_a_one_entry_kind_with_alternatives_gets_only_the_key_given(monkeypatch):
+    either = MechanismKind(
+        "either",
+        Either,
+        "one bound or the other",
+        (
+            Parameter("low", "lower", specs.ALTERNATIVE),
+            Parameter("high", "upper", specs.ALTERNATIVE),
+        ),
+        alternatives=(("low", "high"),),
+    )
+    monkeypatch.setitem(MECHANISMS, "either", either)
+    assert parse_mechanism("either:high=2") == Either(high=2)
+    assert either.usage == "either:low|high"
+    with pytest.raises(ValueError, match=r"^mechanism 'either': either needs low or high$"):
+        parse_mechanism("either")
+
+
 ERRORS = [
     ("swapping:rate=0.04", "unknown mechanism 'swapping'; known: discrete_gaussian, "),
     ("discrete_laplace:rho=1", "discrete_laplace has no key 'rho'; keys: scale, epsilon, sensit"),
