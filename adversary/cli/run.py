@@ -61,7 +61,10 @@ def register(subparsers) -> None:
 
 
 def _exact(model) -> dict:
-    result = enumerate_posterior(model)
+    try:
+        result = enumerate_posterior(model)
+    except SamplingError as error:  # no latent value makes the observations possible
+        raise ValueError(f"--method exact: {one_line(error)}") from error
     marginals = {name: result.marginal(name) for name in result.joint.dims}
     return {"marginals": marginals, "omitted_mass": float(result.omitted_mass)}
 

@@ -170,3 +170,11 @@ def test_reconstruct_refuses_noise_that_cannot_reach_the_stated_releases(capsys)
         capsys,
     )
     assert "error: --mechanism: case 'A block of 12 persons" in err
+
+
+def test_run_refuses_releases_the_noise_makes_impossible(capsys):
+    """A discrete Laplace of scale 1e-300 is 0 with probability 1: Granville's releases differ
+    from every count the prior allows, so no latent value is possible (was a traceback)."""
+    argv = ["run", "granville_county", "--mechanism", "discrete_laplace:scale=1e-300"]
+    err = _refused(argv, capsys)
+    assert "error: --method exact: start point: no feasible start point found" in err
