@@ -12,6 +12,7 @@ import re
 
 from .. import time_budget
 from ..measures.decision import TIE_RULES
+from ..mechanism_specs import MECHANISMS, mechanism_spec, parse_mechanism, with_mechanism
 from ..memory import DEFAULT_BUDGET, ENVIRONMENT_VARIABLE, format_bytes
 from ..model_files import load_case
 
@@ -19,9 +20,12 @@ __all__ = [
     "add_allocation_argument",
     "add_attack_arguments",
     "add_budget_arguments",
+    "add_mechanism_argument",
     "attack_from",
     "budgeted",
     "command_parser",
+    "mechanism_option",
+    "mechanism_text",
     "one_line",
     "plain_text",
 ]
@@ -92,7 +96,55 @@ def add_attack_arguments(parser, *, positional: bool = True) -> None:
         help="what the adversary sees: the noisy measurements (none), TopDown's published "
         "tables (topdown) or both; cases with a post_processing field (PublishedTablesCase)",
     )
+    add_mechanism_argument(parser)
     add_budget_arguments(parser)
+
+
+def add_mechanism_argument(parser) -> None:
+    """``--mechanism SPEC``: the release mechanism in place of the case's ρ
+    (:func:`adversary.mechanism_specs.parse_mechanism`)."""
+    usages = "; ".join(kind.usage for kind in MECHANISMS.values())
+    parser.add_argument(
+        "--mechanism",
+        metavar="SPEC",
+        default=None,
+        help="the noise of every released count instead of the case's rho, as "
+        f"NAME:key=value,... (e.g. discrete_laplace:scale=2): {usages}; values are numbers "
+        "(1/50 too), names or a+b; Getting started lists the keys; not with --budget",
+    )
+
+
+def mechanism_option(case, args):
+    """``case`` with ``--mechanism`` as its noise when given
+    (:func:`adversary.mechanism_specs.with_mechanism`); refused with ``--budget``, which sets
+    the ρ that the mechanism replaces."""
+    spec = getattr(args, "mechanism", None)
+    if spec is None:
+        return case
+    if getattr(args, "budget", None) is not None:
+        raise ValueError(
+            "--mechanism: not with --budget (--budget sets the rho of the case's discrete "
+            "Gaussian noise; --mechanism replaces that noise): give one"
+        )
+    return with_mechanism(case, parse_mechanism(spec, "--mechanism"), "--mechanism")
+
+
+def mechanism_text(case):
+    """The spec of the case's mechanism (one per release only where they differ; a
+    mechanism without a registered spec by its label), or ``None`` when its noise is its ρ."""
+    mechanism = case.parameters().get("mechanism")
+    if mechanism is None:
+        return None
+    several = tuple(mechanism) if isinstance(mechanism, tuple | list) else (mechanism,)
+    texts = [_spec_or_label(m) for m in dict.fromkeys(several)]
+    return texts[0] if len(texts) == 1 else texts
+
+
+def _spec_or_label(mechanism) -> str:
+    try:
+        return mechanism_spec(mechanism)
+    except TypeError:
+        return getattr(mechanism, "label", str(mechanism))
 
 
 def add_allocation_argument(parser, default: str = "the case's own rho") -> None:
@@ -155,9 +207,10 @@ def check_sampling_options(args) -> None:
 
 
 def attack_from(args):
-    """The attack ``args.model`` declares, with ``--budget``, ``--tie-rule``, ``--queries`` and
-    ``--post-processing`` applied when given."""
-    case = budgeted(load_case(args.model), args)
+    """The attack ``args.model`` declares, with ``--budget`` or ``--mechanism``, ``--tie-rule``,
+    ``--queries`` and ``--post-processing`` applied when given."""
+    case = mechanism_option(load_case(args.model), args)
+    case = budgeted(case, args)
     if args.tie_rule is not None:
         case = case.replace(tie_rule=args.tie_rule)
     options = {

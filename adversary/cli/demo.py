@@ -17,7 +17,9 @@ case, with keys:
 
 ``case``
     name of the case study; ``rho``, ``convention``, ``known_count``,
-    ``true_count``: the attack's parameters; ``priors``: ``{label: p}``.
+    ``true_count``: the attack's parameters; ``mechanism``: the spec of its noise
+    mechanism (``--mechanism``'s form; ``rho`` is then null), null when the noise is ``rho``;
+    ``priors``: ``{label: p}``.
 ``table4``
     list of rows ``{"release", "release_probability", "posterior": {label: …},
     "risk": {label: …}}``.
@@ -51,7 +53,7 @@ from ..plots.single_block import save_figures
 from ..reports.attack import attack_report
 from ..reports.single_block import marginal_table, release_table
 from ..scenarios.single_block import SingleBlockCase
-from .common import add_attack_arguments, attack_from, command_parser
+from .common import add_attack_arguments, attack_from, command_parser, mechanism_text
 
 
 def register(subparsers) -> None:
@@ -78,6 +80,7 @@ def _as_json(case, table4, table5, figures) -> dict:
         "case": case.name,
         "rho": case.rho,
         "convention": str(case.convention),
+        "mechanism": mechanism_text(case),
         "known_count": case.known_count,
         "true_count": case.truth,
         "priors": dict(case.priors),
@@ -103,10 +106,12 @@ def _as_text(case, table4, table5, figures) -> str:
     priors = list(case.priors)
     width = max(8, *(len(p) + 4 for p in priors))
     head = "".join(f"{'p=' + p:>{width}}" for p in priors)
+    at = f"rho = {case.rho:.6g}" if case.mechanism is None else f"noise {case.mechanism.label}"
+    noise = f"{at} ({case.convention} convention)" if case.mechanism is None else at
     lines = [
         f"{case.name}",
         f"single-block attack: known count m = {case.known_count}, true count x1 = {case.truth},"
-        f" rho = {case.rho:.6g} ({case.convention} convention)",
+        f" {noise}",
         "",
         "Table 4: posterior P[X1 = x1 | x1*] and risk (posterior / prior) by release",
         f"{'x1*':>4} {'P[x1*|x1]':>10} |{head} |{head}",
@@ -119,7 +124,7 @@ def _as_text(case, table4, table5, figures) -> str:
         f"P[x1*|x1]: probability of the release under the true count x1 = {case.truth}"
         " (Kazan & Reiter's Table 4 prints P[x1* | m] here; see docs/paper-differences.md).",
         "",
-        f"Table 5: averaged over releases from the truth, at rho = {case.rho:.6g}",
+        f"Table 5: averaged over releases from the truth, at {at}",
         f"{'prior':>8} {'marg. posterior':>16} {'marg. risk':>11} {'P[correct decision]':>20}",
     ]
     for label, row in table5.iterrows():
@@ -202,6 +207,11 @@ def run(args) -> int:
 
 def _single_block_output(args, case, stage) -> str:
     """Tables 4 and 5 and Figures 1–3 (written into ``stage`` unless None), as JSON or text."""
+    if stage is not None and case.mechanism is not None:
+        raise ValueError(
+            "--out: Figures 1-3 of a single-block case are drawn against rho, which a case whose "
+            f"noise is a mechanism ({case.mechanism.label}) does not have; drop --out"
+        )
     table4 = release_table(case)
     table5 = marginal_table(case)
     written = [] if stage is None else save_figures(case, stage)

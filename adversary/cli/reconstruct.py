@@ -11,7 +11,8 @@ every histogram fits the memory budget. Sampled figures come with their Monte Ca
 A chain's memory (its draws of every cell, and the sampler's tables) is sized before it runs and
 refused beyond --memory-budget; its progress goes to stderr (--no-progress: none).
 With --budget FILE|PRESET each count gets the block-level ρ of its query (named by
-its label, e.g. race[3]) in that allocation, given the case's stated releases.
+its label, e.g. race[3]) in that allocation, given the case's stated releases; with
+--mechanism SPEC every count gets that noise instead (e.g. discrete_laplace:scale=2).
 
 ``--json`` prints one object with keys:
 
@@ -51,7 +52,14 @@ from ..measures.decision import TIE_RULES
 from ..model_files import ModelFileError, load_module
 from ..scenarios.reconstruction import ReconstructionCase, enumerable, reconstruct
 from ..scenarios.reconstruction.data_holder import holder_measures
-from .common import add_budget_arguments, budgeted, check_sampling_options, command_parser
+from .common import (
+    add_budget_arguments,
+    add_mechanism_argument,
+    budgeted,
+    check_sampling_options,
+    command_parser,
+    mechanism_option,
+)
 
 #: ``adversary risk``'s release sets and seed for a reconstruction case, unless given.
 HOLDER_REPLICATIONS, HOLDER_SEED = 20, 2020
@@ -80,6 +88,7 @@ def register(subparsers) -> None:
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_mechanism_argument(parser)
     add_budget_arguments(parser)
 
 
@@ -97,7 +106,7 @@ def run(args) -> int:
             f"model {str(args.model)!r}: CASE must be a ReconstructionCase, got {found}"
         )
     check_sampling_options(args)
-    case = budgeted(case, args)
+    case = budgeted(mechanism_option(case, args), args)
     if args.tie_rule is not None:
         case = case.replace(tie_rule=args.tie_rule)
     sample = {"draws": args.draws, "chains": args.chains, "random_seed": args.seed}
@@ -147,10 +156,10 @@ def holder_run(case: ReconstructionCase, args) -> int:
     if args.sweep or args.prior is not None:
         raise ValueError(
             "--sweep and --prior apply to attacks; a reconstruction case takes "
-            "--replications, --seed, --tie-rule and --budget"
+            "--replications, --seed, --tie-rule, --budget and --mechanism"
         )
-    if args.budget is not None:  # the measures draw their own releases from the truth
-        case = budgeted(case.replace(releases=None), args)
+    if args.budget is not None or args.mechanism is not None:  # releases drawn from the truth
+        case = budgeted(mechanism_option(case.replace(releases=None), args), args)
     if args.tie_rule is not None:
         case = case.replace(tie_rule=args.tie_rule)
     method = "exact" if enumerable(case) else "mcmc"

@@ -22,7 +22,10 @@ fields (``truth=(1,1,0);(1,2,1)``; one tuple alone: ``truth=(1,1,0)``).
 ``case``
     name of the case; ``target``: the latent the adversary decides on;
     ``truth``: ``{latent: true value}``, the data holder's truth;
-    ``method``: how the case computed the measures (e.g. ``exact``).
+    ``method``: how the case computed the measures (e.g. ``exact``);
+    ``mechanism``: the spec of the case's noise mechanism (``--mechanism``'s form,
+    e.g. ``"discrete_laplace:scale=2.0"``; a list where the releases' differ), or
+    null when the noise is the case's ρ.
 ``priors``
     ``{label: p}`` of the priors evaluated (the prior's text when it is not one
     number, e.g. a vector over categories).
@@ -63,7 +66,7 @@ import pandas as pd
 from .._output import locked, staged
 from ..analyses.compare import MEASURES, sweep, to_table
 from ..plots.compare import risk_curves_figure
-from .common import add_attack_arguments, attack_from, command_parser
+from .common import add_attack_arguments, attack_from, command_parser, mechanism_text
 from .reconstruct import HOLDER_REPLICATIONS, HOLDER_SEED, holder_run, reconstruction_case
 
 _SPACES = {"geomspace": np.geomspace, "linspace": np.linspace}
@@ -198,7 +201,9 @@ def _as_text(case, table, over, files) -> str:
     parameters = case.parameters()
     convention, mechanism = parameters.get("convention"), parameters.get("mechanism")
     if mechanism is not None:
-        lines.append(f"noise: {getattr(mechanism, 'label', mechanism)}")
+        several = mechanism if isinstance(mechanism, tuple | list) else (mechanism,)
+        labels = dict.fromkeys(getattr(m, "label", str(m)) for m in several)
+        lines.append(f"noise: {', '.join(labels)}")
     elif isinstance(convention, str):
         variance = {"paper": "σ² = 1/(2ρ)", "das": "σ² = 1/ρ"}.get(convention, "")
         lines.append(f"noise convention: {convention} ({variance})")
@@ -240,6 +245,7 @@ def _output(args, case, dataset, table, over, table_path, figure_path) -> str:
         if case.true_latents is None
         else {k: _plain(v) for k, v in case.true_latents.items()},
         "method": dataset.attrs["method"],
+        "mechanism": mechanism_text(case),
         "priors": {
             str(k): _plain(v)
             for k, v in zip(dataset["prior"].values, dataset["p"].values, strict=True)

@@ -8,7 +8,9 @@ or by the package's exact Gibbs sampler (``--method mcmc``) with Monte Carlo
 standard errors from ArviZ's effective sample size.
 
 ``--json`` prints one object with keys: ``model`` (name), ``method``,
-``prior`` (label, or null), ``marginals`` (``{latent: {value: probability}}``,
+``prior`` (label, or null), ``mechanism`` (the spec of the case's noise mechanism,
+e.g. ``"discrete_laplace:scale=2.0"``, a list of them where the releases' differ, or
+null when the noise is the case's ρ), ``marginals`` (``{latent: {value: probability}}``,
 values as strings), and for ``exact`` ``omitted_mass`` (bound on the mass
 outside the table), for ``mcmc`` ``mcse`` (``{latent: {value: mcse}}``),
 ``ess`` (``{latent: bulk ESS}``), ``draws`` and ``chains``. An MCSE or ESS that
@@ -33,6 +35,7 @@ from .common import (
     attack_from,
     check_sampling_options,
     command_parser,
+    mechanism_text,
     one_line,
 )
 
@@ -58,7 +61,10 @@ def register(subparsers) -> None:
 
 
 def _exact(model) -> dict:
-    result = enumerate_posterior(model)
+    try:
+        result = enumerate_posterior(model)
+    except SamplingError as error:  # no latent value makes the observations possible
+        raise ValueError(f"--method exact: {one_line(error)}") from error
     marginals = {name: result.marginal(name) for name in result.joint.dims}
     return {"marginals": marginals, "omitted_mass": float(result.omitted_mass)}
 
@@ -122,8 +128,8 @@ def _not_estimated(args) -> str:
     return "ESS and MCSE undefined: all draws alike"
 
 
-def _jsonable(name, args, result) -> dict:
-    out = {"model": name, "method": args.method, "prior": args.prior}
+def _jsonable(name, args, result, mechanism) -> dict:
+    out = {"model": name, "method": args.method, "prior": args.prior, "mechanism": mechanism}
     out["marginals"] = {
         latent: {str(int(v)): float(p) for v, p in zip(pmf[latent].values, pmf.values, strict=True)}
         for latent, pmf in result["marginals"].items()
@@ -139,7 +145,7 @@ def _jsonable(name, args, result) -> dict:
     return out
 
 
-def _text(name, args, result) -> str:
+def _text(name, args, result, mechanism) -> str:
     how = (
         "exact enumeration"
         if args.method == "exact"
@@ -147,6 +153,8 @@ def _text(name, args, result) -> str:
     )
     prior = f", prior {args.prior}" if args.prior else ""
     lines = [f"{name}: posterior by {how}{prior}"]
+    if mechanism is not None:
+        lines.append(f"noise: {mechanism}")
     for latent, pmf in result["marginals"].items():
         lines += ["", f"{latent:>8} {'P':>10}" + (f" {'MCSE':>9}" if "mcse" in result else "")]
         for value, probability in zip(pmf[latent].values, pmf.values, strict=True):
@@ -177,8 +185,9 @@ def run(args) -> int:
     case = attack_from(args)
     name, model = case.name, case.model(prior_label(case.priors, args.prior))
     result = _exact(model) if args.method == "exact" else _mcmc(model, args)
+    mechanism = mechanism_text(case)
     if args.json:
-        print(json.dumps(_jsonable(name, args, result), indent=2))
+        print(json.dumps(_jsonable(name, args, result, mechanism), indent=2))
     else:
-        print(_text(name, args, result))
+        print(_text(name, args, result, mechanism))
     return 0

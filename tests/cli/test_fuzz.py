@@ -60,6 +60,9 @@ RISK = st.sampled_from(sorted(SWEPT)).flatmap(
         st.sampled_from([[], ["--json"]]),
     )
 )  # fmt: skip
+MECHANISM = st.sampled_from(
+    ["discrete_laplace:scale=", "cell_key:bound=5,variance=", "discrete_gaussian:rho=", "x:a="]
+).flatmap(lambda head: hostile("2", "1/50").map(lambda value: head + value))
 RUN = command(
     ["run"],
     st.sampled_from([["dare_county"], ["granville_county"], ["differencing"], ["nope.py"]]),
@@ -68,6 +71,7 @@ RUN = command(
     option("--draws", hostile("5")),
     option("--chains", SMALL),
     option("--seed", hostile("1")),
+    option("--mechanism", MECHANISM),
     st.sampled_from([[], ["--json"]]),
 )
 CHOOSE_RHO = command(
