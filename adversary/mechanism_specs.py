@@ -35,6 +35,7 @@ from .noise.mechanisms import (
     FinitePmfNoise,
     TruncatedGeometricNoise,
 )
+from .swapping import HouseholdSwapping, TargetedRecordSwapping
 
 __all__ = [
     "ALTERNATIVE",
@@ -103,7 +104,8 @@ class MechanismKind:
 
     @property
     def usage(self) -> str:
-        """``name:key,…`` in short: alternatives joined by ``|``, optional keys in brackets."""
+        """``name:key,…`` in short: alternatives joined by ``|``, optional keys in brackets
+        (``name[:key][,key]`` when every key is optional)."""
         needed, optional = [], ""
         for p in self.parameters:
             group = next((g for g in self.alternatives if p.name in g), (p.name,))
@@ -113,7 +115,9 @@ class MechanismKind:
                 needed.append("|".join(group))
             else:
                 optional += f"[,{p.name}]"
-        return f"{self.name}:{','.join(needed)}{optional}"
+        if not needed:  # every key optional: ``name[:key][,key]…``
+            optional = "[:" + optional[2:]
+        return f"{self.name}:{','.join(needed)}{optional}" if needed else f"{self.name}{optional}"
 
     def make(self, values: dict):
         """The mechanism from parsed ``values`` (required keys and alternatives checked)."""
@@ -191,6 +195,12 @@ _SCALE = Parameter("scale", "the geometric's scale b: P[Z = z] ∝ exp(-|z|/b)",
 _EPSILON = Parameter("epsilon", "pure ε (scale = sensitivity/ε)", ALTERNATIVE, "> 0")
 _BOUND = Parameter("bound", "largest |noise| E", REQUIRED, "integer >= 1")
 
+
+def _field_default(cls, name: str):
+    """The default of ``cls``'s dataclass field ``name`` (a spec key's default is the class's)."""
+    return next(f.default for f in dataclasses.fields(cls) if f.name == name)
+
+
 #: The registry: spec name → :class:`MechanismKind`.
 MECHANISMS: dict[str, MechanismKind] = {
     kind.name: kind
@@ -265,6 +275,63 @@ MECHANISMS: dict[str, MechanismKind] = {
                     "numbers",
                 ),
                 _SENSITIVITY,
+            ),
+        ),
+        MechanismKind(
+            "swapping",
+            HouseholdSwapping,
+            "household swapping (US 1990-2010): households exchanged with ones of the same "
+            "match key in another block",
+            (
+                Parameter("rate", "share of households swapped", REQUIRED, "[0, 1]"),
+                Parameter(
+                    "within",
+                    "area the partner comes from",
+                    _field_default(HouseholdSwapping, "within"),
+                    "block_group, tract, county or state",
+                    "name",
+                ),
+                Parameter(
+                    "match_key",
+                    "household columns a partner shares",
+                    _field_default(HouseholdSwapping, "match_key"),
+                    "columns of household_table",
+                    "names",
+                ),
+            ),
+        ),
+        MechanismKind(
+            "trs",
+            TargetedRecordSwapping,
+            "targeted record swapping (EU 2021, after sdcMicro's recordSwap); similarity "
+            "profiles stay at their default",
+            (
+                Parameter(
+                    "rate",
+                    "swap rate at the lowest level",
+                    _field_default(TargetedRecordSwapping, "rate"),
+                    "[0, 1]",
+                ),
+                Parameter(
+                    "k_anonymity",
+                    "households whose risk-variable counts are below k are swapped first",
+                    _field_default(TargetedRecordSwapping, "k_anonymity"),
+                    "integer >= 1",
+                ),
+                Parameter(
+                    "risk_variables",
+                    "person columns whose combination's counts give the risk",
+                    _field_default(TargetedRecordSwapping, "risk_variables"),
+                    "columns of the persons",
+                    "names",
+                ),
+                Parameter(
+                    "hierarchy",
+                    "geography levels, top first",
+                    _field_default(TargetedRecordSwapping, "hierarchy"),
+                    "levels of the geography",
+                    "names",
+                ),
             ),
         ),
     )
@@ -417,6 +484,8 @@ def with_mechanism(case, mechanism, name: str = "mechanism"):
     """
     label = f"case {getattr(case, 'name', '?')!r} ({type(case).__name__})"
     parameters = _parameters(case)
+    if "law" in parameters:
+        return _with_swap_law(case, parameters["law"], mechanism, name, label)
     if "mechanism" not in parameters:
         raise ValueError(f"{name}: {label} has no mechanism parameter; its noise is fixed")
     accepted = _accepted_classes(case)
@@ -437,6 +506,26 @@ def with_mechanism(case, mechanism, name: str = "mechanism"):
                 changes[field] = exact
     try:
         return case.replace(mechanism=value, **changes)
+    except (ValueError, TypeError) as error:
+        raise ValueError(f"{name}: {label}: {_first_line(error)}") from None
+
+
+def _with_swap_law(case, law, mechanism, name: str, label: str):
+    """A swapping case (its ``law`` field) under a swapping mechanism's law.
+
+    A targeted record swapping keeps the donor rate of the case's own targeted
+    law (the mechanism's spec has no donor rate; 0 otherwise).
+    """
+    if getattr(mechanism, "name", None) not in ("swapping", "trs"):
+        raise ValueError(
+            f"{name}: {label} takes swapping or trs, not "
+            f"{getattr(mechanism, 'name', type(mechanism).__name__)}"
+        )
+    from .scenarios.swapping.laws import as_law
+
+    donor_rate = getattr(law, "donor_rate", 0.0)
+    try:
+        return case.replace(law=as_law(mechanism, name, donor_rate=donor_rate))
     except (ValueError, TypeError) as error:
         raise ValueError(f"{name}: {label}: {_first_line(error)}") from None
 

@@ -26,6 +26,7 @@ from adversary.noise.mechanisms import (
     FinitePmfNoise,
     TruncatedGeometricNoise,
 )
+from adversary.swapping import HouseholdSwapping, TargetedRecordSwapping
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,12 @@ PARSED = {
     "cell_key:variance=2,bound=5": CellKeyNoise(2.0, 5),
     "finite_pmf:start=-1,probabilities=1+2+1": FinitePmfNoise(-1, (0.25, 0.5, 0.25)),
     "finite_pmf:start=0,probabilities=3": FinitePmfNoise(0, (1.0,)),
+    "swapping:rate=0.04": HouseholdSwapping(0.04),
+    "swapping:rate=1/2,within=tract,match_key=size": HouseholdSwapping(0.5, "tract", ("size",)),
+    "trs": TargetedRecordSwapping(),
+    "trs:rate=0.2,k_anonymity=5,risk_variables=race,hierarchy=county+block": (
+        TargetedRecordSwapping(0.2, 5, ("race",), hierarchy=("county", "block"))
+    ),
 }
 
 
@@ -152,7 +159,7 @@ def test_a_one_entry_kind_with_alternatives_gets_only_the_key_given(monkeypatch)
 
 
 ERRORS = [
-    ("swapping:rate=0.04", "unknown mechanism 'swapping'; known: discrete_gaussian, "),
+    ("swap:rate=0.04", "unknown mechanism 'swap'; known: discrete_gaussian, "),
     ("discrete_laplace:rho=1", "discrete_laplace has no key 'rho'; keys: scale, epsilon, sensit"),
     ("cell_key:variance=2", "cell_key needs bound"),
     ("discrete_laplace:sensitivity=2", "discrete_laplace needs scale or epsilon"),
@@ -269,3 +276,20 @@ def test_a_case_without_a_mechanism_parameter_is_refused():
     assert str(error.value) == (
         "--mechanism: case 'fixed' (Fixed) has no mechanism parameter; its noise is fixed"
     )
+
+
+def test_a_swapping_mechanism_sets_a_swapping_cases_law():
+    from adversary.scenarios.swapping import HouseholdSwapLaw
+    from adversary.scenarios.swapping.targeted_law import TargetedSwapLaw
+
+    case = load_case("swapping_block")
+    assert with_mechanism(case, HouseholdSwapping(0.3)) == case.replace(law=HouseholdSwapLaw(0.3))
+    trs = load_case("trs_block")
+    changed = with_mechanism(trs, TargetedRecordSwapping(0.2))
+    assert changed.law == TargetedSwapLaw(TargetedRecordSwapping(0.2), trs.law.donor_rate)
+    # A household swapping on the targeted case: the household law (no donor rate).
+    assert with_mechanism(trs, HouseholdSwapping(0.3)).law == HouseholdSwapLaw(0.3)
+    with pytest.raises(
+        ValueError, match=r"^--mechanism: case .* takes swapping or trs, not cell_key$"
+    ):
+        with_mechanism(case, CellKeyNoise(2.0, 5), "--mechanism")

@@ -131,8 +131,13 @@ def mechanism_option(case, args):
 
 def mechanism_text(case):
     """The spec of the case's mechanism (one per release only where they differ; a
-    mechanism without a registered spec by its label), or ``None`` when its noise is its ρ."""
-    mechanism = case.parameters().get("mechanism")
+    mechanism without a registered spec by its label; a swapping case's law, by its
+    mechanism's spec or its label), or ``None`` when its noise is its ρ."""
+    parameters = case.parameters()
+    mechanism = parameters.get("mechanism")
+    if mechanism is None and "law" in parameters:  # a swapping case: its law
+        law = parameters["law"]
+        return _spec_or_label(getattr(law, "mechanism", law))
     if mechanism is None:
         return None
     several = tuple(mechanism) if isinstance(mechanism, tuple | list) else (mechanism,)

@@ -46,7 +46,7 @@ COUNTY_COUNTS = np.zeros(56, dtype=np.int64)
 COUNTY_COUNTS[[ADULT_WHITE, ADULT_BLACK, CHILD_WHITE, CHILD_BLACK]] = 3700, 300, 1800, 200
 
 CASE = SwappingBlockCase(
-    name="Dare County ED 28-21 (1940), household swapping at rate 0.04",
+    name="Dare County ED 28-21 (1940) under household swapping",
     description=__doc__,
     households=HOUSEHOLDS,
     target_member=(0, 0),

@@ -29,7 +29,7 @@ MECHANISM = TargetedRecordSwapping(rate=0.1, k_anonymity=3)
 
 CASE = dataclasses.replace(
     HOUSEHOLD_SWAPPING,
-    name="Dare County ED 28-21 (1940), targeted record swapping at rate 0.1, k = 3",
+    name="Dare County ED 28-21 (1940) under targeted record swapping",
     description=__doc__,
     law=TargetedSwapLaw(MECHANISM, donor_rate=0.25),
 )

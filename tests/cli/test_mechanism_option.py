@@ -178,3 +178,39 @@ def test_run_refuses_releases_the_noise_makes_impossible(capsys):
     argv = ["run", "granville_county", "--mechanism", "discrete_laplace:scale=1e-300"]
     err = _refused(argv, capsys)
     assert "error: --method exact: start point: no feasible start point found" in err
+
+
+# --- swapping cases: the spec sets the case's swap law ----------------------------------------
+
+
+def test_risk_of_a_swapping_case_under_another_rate_is_the_python_cases(capsys):
+    from adversary.scenarios.swapping import HouseholdSwapLaw
+
+    case = load_case("swapping_block")
+    result = _json(["risk", "swapping_block", "--mechanism", "swapping:rate=0.1"], capsys)
+    assert result["mechanism"] == "household swapping at rate 0.1"
+    assert _rows(result) == _measures_of(case.replace(law=HouseholdSwapLaw(0.1)))
+    assert _rows(result) != _measures_of(case)
+
+
+def test_targeted_swapping_keeps_the_cases_donor_rate(capsys):
+    from adversary.scenarios.swapping.targeted_law import TargetedSwapLaw
+    from adversary.swapping import TargetedRecordSwapping
+
+    case = load_case("trs_block")
+    result = _json(["risk", "trs_block", "--mechanism", "trs:rate=0.2,k_anonymity=5"], capsys)
+    law = TargetedSwapLaw(TargetedRecordSwapping(0.2, 5), case.law.donor_rate)
+    assert result["mechanism"] == "trs:rate=0.2,k_anonymity=5"
+    assert _rows(result) == _measures_of(case.replace(law=law))
+
+
+@pytest.mark.parametrize(
+    ("argv", "part"),
+    [
+        (["run", "swapping_block", "--mechanism", "cell_key:variance=2,bound=5"], "takes swapping"),
+        (["run", "dare_county", "--mechanism", "swapping:rate=0.1"], "takes discrete_gaussian"),
+        (["risk", "trs_block", "--mechanism", "trs:k_anonymity=0"], "k_anonymity must be"),
+    ],
+)
+def test_a_mechanism_of_the_wrong_kind_for_a_swapping_case_is_one_line(argv, part, capsys):
+    assert part in _refused(argv, capsys)

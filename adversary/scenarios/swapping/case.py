@@ -15,7 +15,7 @@ from ...measures.protocol import CaseFields
 from ...measures.protocol import prior_label as prior_label_of
 from . import single_block, unknown_attribute
 from .block import Composition, check_block, check_cell, check_target
-from .laws import swap_probabilities
+from .laws import as_law, swap_probabilities
 from .pymc_model import model
 
 __all__ = ["SwappingBlockCase", "SwappingUnknownAttributeCase"]
@@ -28,6 +28,7 @@ def _check_setting(case) -> None:
     object.__setattr__(
         case, "target_member", check_target(case.target_member, block, "target_member")
     )
+    object.__setattr__(case, "law", as_law(case.law))
     swap_probabilities(case.law, block)
     if not isinstance(case.composition, Composition):
         raise TypeError(f"composition must be a Composition, got {type(case.composition).__name__}")
@@ -43,7 +44,8 @@ class SwappingBlockCase(CaseFields):
     ``target`` is its decided latent, here ``X1``), whose cell in the block is the truth
     and must be ``target_cell`` (c) or ``alternative_cell`` (a: the cell the
     adversary holds if not c); ``law``: a swap law (``swap_probabilities(block)``,
-    :mod:`.laws`); ``composition``: the partner area's
+    :mod:`.laws`) or a swapping mechanism of :mod:`adversary.swapping`, taken
+    as its law (:func:`~.laws.as_law`); ``composition``: the partner area's
     :class:`~.block.Composition`; ``priors``: ``{label: p}``, p the prior that
     the target is in c; ``releases``: counts of c a report tabulates;
     ``observed_release``: the swapped block's count of c that :meth:`model`

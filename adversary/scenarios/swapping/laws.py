@@ -9,6 +9,13 @@ each one independently). A law may depend on the whole block — under
 targeted record swapping the risky households are swapped first, so being
 swapped or not is itself informative about the target's cell — and the
 attack evaluates it on each hypothesised block.
+
+:func:`as_law` also takes the swapping mechanisms of :mod:`adversary.swapping`
+(recognised by their ``name``: they live in a later layer):
+``HouseholdSwapping`` becomes :class:`HouseholdSwapLaw` at its ``rate`` (its
+``within`` and ``match_key`` are the composition's area and the match of the
+incoming household, which the case states), ``TargetedRecordSwapping``
+becomes :class:`~.targeted_law.TargetedSwapLaw` of it.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["HouseholdSwapLaw", "SwapLaw", "swap_probabilities"]
+__all__ = ["HouseholdSwapLaw", "SwapLaw", "as_law", "swap_probabilities"]
 
 
 @runtime_checkable
@@ -43,6 +50,10 @@ class HouseholdSwapLaw:
             raise ValueError(f"rate must be in [0, 1], got {rate!r}")
         object.__setattr__(self, "rate", float(rate))
 
+    @property
+    def label(self) -> str:
+        return f"household swapping at rate {self.rate:g}"
+
     def swap_probabilities(self, block) -> np.ndarray:
         return np.full(len(block), self.rate, dtype=np.float64)
 
@@ -59,3 +70,24 @@ def swap_probabilities(law, block) -> np.ndarray:
     if not np.all((values >= 0.0) & (values <= 1.0)):
         raise ValueError(f"law: swap probabilities must lie in [0, 1], got {values.tolist()}")
     return values
+
+
+def as_law(value, name: str = "law", donor_rate=0.0):
+    """A swap law: ``value`` itself, or the law of a swapping mechanism (module docstring).
+
+    ``donor_rate`` is the donor rate a targeted record swapping's law is given
+    (:class:`~.targeted_law.TargetedSwapLaw`); it is not used otherwise.
+    """
+    kind = getattr(value, "name", None)
+    if kind == "swapping" and hasattr(value, "swap"):
+        return HouseholdSwapLaw(value.rate)
+    if kind == "trs" and hasattr(value, "swap"):
+        from .targeted_law import TargetedSwapLaw
+
+        return TargetedSwapLaw.from_mechanism(value, donor_rate=donor_rate)
+    if isinstance(value, SwapLaw):
+        return value
+    raise TypeError(
+        f"{name} must be a swap law (swap_probabilities(block)) or a swapping mechanism "
+        f"(HouseholdSwapping, TargetedRecordSwapping), got {type(value).__name__}"
+    )

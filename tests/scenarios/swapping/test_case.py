@@ -80,7 +80,7 @@ def test_the_unknown_attribute_case_is_an_attack(fields, cells):
         ({"households": ((15,), (14, 56))}, r"^households\[1\] member must be a cell code"),
         ({"target_member": (1, 0)}, r"^households: the target's cell in the block \(14\)"),
         ({"composition": "county"}, r"^composition must be a Composition, got str$"),
-        ({"law": 0.04}, r"^law must have swap_probabilities\(block\), got float$"),
+        ({"law": 0.04}, r"^law must be a swap law .* or a swapping mechanism .*, got float$"),
     ],
 )
 def test_bad_fields_are_one_line_naming_them(fields, change, message):
@@ -127,3 +127,14 @@ def test_the_trs_case_swaps_a_unique_target_for_certain(capsys):
     assert main(["run", "trs_block", "--json"]) == 0
     run = json.loads(capsys.readouterr().out)
     assert run["marginals"]["X1"]["1"] == pytest.approx(case.posterior("1/2"), rel=1e-9)
+
+
+def test_a_swapping_mechanism_is_taken_as_its_law(fields):
+    from adversary.scenarios.swapping import HouseholdSwapLaw, SwappingBlockCase
+    from adversary.scenarios.swapping.targeted_law import TargetedSwapLaw
+    from adversary.swapping import HouseholdSwapping, TargetedRecordSwapping
+
+    case = SwappingBlockCase(**(fields | {"law": HouseholdSwapping(0.2, within="tract")}))
+    assert case.law == HouseholdSwapLaw(0.2)
+    case = SwappingBlockCase(**(fields | {"law": TargetedRecordSwapping(0.1)}))
+    assert case.law == TargetedSwapLaw(TargetedRecordSwapping(0.1), 0.0)
