@@ -42,7 +42,6 @@ import pandas as pd
 from ..._validation import scalar_integer
 from ...budget import as_allocation
 from ...measures.decision import DEFAULT_TIE_RULE
-from ...measures.marginal import MarginalMeasures
 from ...noise import CellKeyNoise
 from ...scenarios import single_block
 from ...scenarios.reconstruction import REDUCED
@@ -173,10 +172,7 @@ def _target_measures(target: dict, law, composition, cell_key) -> dict:
     out = {}
     for name, (what, prior) in MEASURES.items():
         # hypotheses (alternative, c); the truth is c
-        posterior, correct = attack.marginals(np.array([1.0 - prior, prior]), 1, DEFAULT_TIE_RULE)
-        measures = MarginalMeasures.of_average(
-            posterior, correct, prior, omitted_mass=0.0, error_bound=0.0
-        )
+        measures = attack.marginal_measures(np.array([1.0 - prior, prior]), 1, DEFAULT_TIE_RULE)
         out[name] = getattr(measures, what)
     return out
 
