@@ -176,7 +176,7 @@ def _equal(persons, dp: pd.Series, compared: Compared, accuracy, refine: int, se
             rows.append(
                 {"mechanism": compared.name, "level": level, "reference": reference}
                 | {k: getattr(found, k) for k in ("target", "target_se", "rate", "low", "high")}
-                | {"increasing": found.increasing}
+                | {"increasing": found.increasing, "outcome": found.outcome}
             )
     return pd.DataFrame(rows), accuracy
 

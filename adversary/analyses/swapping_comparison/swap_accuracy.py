@@ -148,7 +148,10 @@ def swap_accuracy(
 class EqualAccuracy:
     """The rate of equal accuracy: ``rate`` (interpolated), ``low``/``high`` (95 % bracket;
     ``high`` ``inf`` when the grid's band never reaches the target), ``target`` and
-    ``target_se``, and ``increasing`` (the grid's mean MAE never decreases)."""
+    ``target_se``, ``increasing`` (the grid's mean MAE never decreases) and ``outcome``:
+    ``"reached"``, ``"more accurate at every rate"`` (the MAE stays below the target on the
+    whole grid: ``rate`` is ``inf``) or ``"less accurate at every rate"`` (the MAE at the
+    grid's lowest rate is already above the target: ``rate`` is that lowest rate)."""
 
     rate: float
     low: float
@@ -156,6 +159,7 @@ class EqualAccuracy:
     target: float
     target_se: float
     increasing: bool
+    outcome: str
 
 
 def _first_crossing(rates: np.ndarray, curve: np.ndarray, target: float) -> float:
@@ -193,11 +197,19 @@ def equal_accuracy_rate(rates, mae, mae_se, target: float, target_se: float = 0.
         raise ValueError(f"target must be a MAE >= 0 with target_se >= 0, got {target!r}")
     band = Z95 * np.sqrt(mae_se**2 + target_se**2)
     low, high = _grid_bracket(rates, mae - band, mae + band, target)
+    rate = _first_crossing(rates, mae, target)
+    if mae[0] > target:
+        outcome = "less accurate at every rate"
+    elif math.isinf(rate):
+        outcome = "more accurate at every rate"
+    else:
+        outcome = "reached"
     return EqualAccuracy(
-        rate=_first_crossing(rates, mae, target),
+        rate=rate,
         low=low,
         high=high,
         target=target,
         target_se=target_se,
         increasing=bool(np.all(np.diff(mae) >= 0)),
+        outcome=outcome,
     )

@@ -145,6 +145,10 @@ def test_equal_accuracy_interpolates_and_brackets_on_the_grid_by_the_band():
     assert (wide.low, wide.high) == (0.0, 0.3)
     never = equal_accuracy_rate(rates, mae, [0.0] * 5, target=5.0)
     assert math.isinf(never.rate) and math.isinf(never.high) and never.low == 0.4
+    assert (found.outcome, never.outcome) == ("reached", "more accurate at every rate")
+    # an error above the target from the lowest rate on: never as accurate
+    worse = equal_accuracy_rate([0.1, 0.2], [2.0, 3.0], [0.0, 0.0], target=1.0)
+    assert (worse.rate, worse.outcome) == (0.1, "less accurate at every rate")
 
 
 def test_equal_accuracy_refuses_bad_rates():
