@@ -113,7 +113,10 @@ class HouseholdSwapping:
     match_key : tuple of str, default :data:`~.households.MATCH_KEY` ``("size", "voting_age")``
         The columns two exchanged households share: non-empty; each a column of
         :func:`~.households.household_table` (``size``, ``voting_age``) or a
-        column of the persons that is the same for every member of a household.
+        column of the persons that is the same for every member of a household. A key
+        under which no household has a partner in another block of its area (at a rate
+        above 0) is refused when swapping; single households without one stay in place
+        and are counted (``no_partner``).
     """
 
     rate: float
@@ -214,6 +217,11 @@ def _destinations(table: pd.DataFrame, mechanism: HouseholdSwapping, seed: int):
     classes = table[[mechanism.within, *mechanism.match_key]]
     group = classes.groupby(list(classes.columns), sort=True, dropna=False).ngroup().to_numpy()
     block = table["block"].to_numpy()
+    if mechanism.rate > 0 and n and pd.Series(block).groupby(group).nunique().max() < 2:
+        raise ValueError(
+            f"match_key {mechanism.match_key!r}: no household has a partner with the same key "
+            f"in another block of its {mechanism.within}, so none can be swapped"
+        )
     destination = np.arange(n)
     sel = np.flatnonzero(selected)
     excess = _excess(sel, group, block, order_key)

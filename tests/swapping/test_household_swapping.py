@@ -173,6 +173,14 @@ def test_bad_parameters_are_one_line_naming_them(persons):
         HouseholdSwapping(0.1).swap(persons, seed=-1)
     with pytest.raises(ValueError, match="no 'household' column"):
         HouseholdSwapping(0.1).swap(persons.drop(columns="household"), seed=0)
+    # A key held by one household each (its identifier): nobody has a partner.
+    with pytest.raises(
+        ValueError, match=r"^match_key \('household',\): no household has a partner"
+    ):
+        HouseholdSwapping(0.1, match_key=("household",)).swap(persons, seed=0)
+    # At rate 0 nothing is asked of the key.
+    kept = HouseholdSwapping(0.0, match_key=("household",)).swap(persons, seed=0)
+    assert not kept["swapped"].any()
 
 
 def test_name_label_and_defaults():
