@@ -1,0 +1,1 @@
+"""Swapping under the Bayesian adversary of Kazan & Reiter (2023)."""
