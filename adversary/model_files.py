@@ -106,7 +106,7 @@ def load_case(model: str | Path):
     from .scenarios.user_attack import attack
 
     module = load_module(model)
-    population = hasattr(module, "POPULATION") or hasattr(module, "RECONSTRUCTION")
+    population = any(hasattr(module, k) for k in ("POPULATION", "RECONSTRUCTION", "SWAPPING"))
     if population and not hasattr(module, "CASE"):
         raise ModelFileError(
             f"model {str(model)!r} is a population model: "

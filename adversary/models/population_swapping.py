@@ -24,8 +24,12 @@ persons whose marginal risk (3.4) exceeds 1.5 and 2 and whose probability of a
 correct decision (3.6) exceeds 1/2 and 0.9, by block size, with the share of
 them whose household was swapped in one run of each mechanism.
 
-Copy this file to change the rates, the area of partners, the priors, or to
-cap the persons assessed per block-size bin (``per_bin``) on a large state.
+At most 20 persons are assessed per block-size bin (a seeded sample; the
+summary's standard errors are those of the stratified sample): an exact
+release pmf of a block of N persons costs a convolution over its households on
+a grid of N + 1 counts, so large blocks dominate the run. Copy this file to
+change the rates, the area of partners, the priors or the sample
+(``per_bin=None``: everyone).
 """
 
 from adversary.population.swapping import SwappingStudy
@@ -44,5 +48,6 @@ SWAPPING = SwappingStudy(
     composition="county",
     risk_thresholds=(1.5, 2.0),
     decision_thresholds=(0.5, 0.9),
+    per_bin=20,
     seed=0,
 )
