@@ -37,7 +37,7 @@ LAYERS = [
     # topdown's query matrices use the classifications of scenarios.reconstruction, and
     # scenarios.published_tables uses topdown's solver: one layer
     {"scenarios", "model_files", "topdown"},
-    {"analyses", "population"},
+    {"analyses", "population", "swapping"},
     # Faces, and the shipped case files (users' files: they may use anything).
     {"reports", "plots", "cli", "reproduction", "models", "__main__", "__init__"},
 ]

@@ -25,7 +25,7 @@ and documents in ``R/recordSwap.R``. The rules it keeps from there:
   the swap's level, with the same values of the first ``similarity`` profile;
   where none is left, of the second profile, and so on. Where no profile
   gives one, the household is not swapped (recordSwap logs it) and is not
-  sampled again.
+  sampled again (it may still be taken as a donor at a lower level).
 - **The swap**: the two households exchange their geography (every level).
 
 **Where this implementation differs** (each for a vectorised run, the
@@ -77,13 +77,15 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ..analyses.reconstruction_study import block_cells
 from ..population.schema import GEOGRAPHY
-from ..scenarios.reconstruction import REDUCED
 from .households import HOUSEHOLD, household_table
 from .targeted_risk import pair_among, pair_households, risk_levels, rounded_targets
 
-__all__ = ["HOUSEHOLD_COLUMNS", "TargetedRecordSwapping", "TargetedSwapRun"]
+__all__ = ["HOUSEHOLD_COLUMNS", "RISK_VARIABLES", "TargetedRecordSwapping", "TargetedSwapRun"]
+
+#: The attributes of the ``REDUCED`` classification a risk variable may name (imported
+#: lazily: :mod:`adversary.scenarios` loads PyMC).
+RISK_VARIABLES = ("hhgq", "voting_age", "hispanic", "race")
 
 #: The household columns a similarity profile may use.
 HOUSEHOLD_COLUMNS = ("size", "voting_age")
@@ -102,6 +104,15 @@ def _names(value, parameter: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
         if name not in allowed:
             raise ValueError(f"{parameter}: unknown column {name!r} (one of {', '.join(allowed)})")
     return names
+
+
+def _profile_codes(table: pd.DataFrame, profile: tuple[str, ...]) -> np.ndarray:
+    """Each household's similarity profile as a small integer (equal iff the values are)."""
+    code = np.zeros(len(table), dtype=np.int64)
+    for column in profile:
+        values = table[column].to_numpy().astype(np.int64)
+        code = code * (int(values.max()) + 1 if values.size else 1) + values
+    return np.unique(code, return_inverse=True)[1]
 
 
 @dataclass(frozen=True)
@@ -160,7 +171,7 @@ class TargetedRecordSwapping:
         k = self.k_anonymity
         if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
             raise ValueError(f"k_anonymity must be an integer >= 1, got {k!r}")
-        risk = _names(self.risk_variables, "risk_variables", REDUCED.names)
+        risk = _names(self.risk_variables, "risk_variables", RISK_VARIABLES)
         if isinstance(self.similarity, str) or not self.similarity:
             raise ValueError("similarity must be a non-empty sequence of profiles")
         profiles = tuple(_names(p, "similarity", HOUSEHOLD_COLUMNS) for p in self.similarity)
@@ -182,12 +193,9 @@ class TargetedRecordSwapping:
 
     def combinations(self, cells: np.ndarray) -> np.ndarray:
         """The risk variables' combination (an integer code) of each ``REDUCED`` cell code."""
-        values = np.unravel_index(np.asarray(cells, dtype=np.int64), REDUCED.sizes)
-        sizes = dict(REDUCED.attributes)
-        index = [REDUCED.names.index(v) for v in self.risk_variables]
-        return np.ravel_multi_index(
-            tuple(values[i] for i in index), tuple(sizes[v] for v in self.risk_variables)
-        )
+        from ..scenarios.swapping.targeted_law import risk_combinations
+
+        return risk_combinations(cells, self.risk_variables)
 
     def swap(self, persons: pd.DataFrame, *, seed: int) -> pd.DataFrame:
         """``persons`` after swapping, with a bool column ``swapped`` (the mechanism contract)."""
@@ -197,6 +205,9 @@ class TargetedRecordSwapping:
         """Swap ``persons`` (with a ``household`` column) and say what happened."""
         if not isinstance(persons, pd.DataFrame):
             raise TypeError(f"persons must be a pandas DataFrame, got {type(persons).__name__}")
+        from ..analyses.reconstruction_study import block_cells
+        from ..scenarios.reconstruction import REDUCED
+
         table = household_table(persons)
         missing = [c for c in ("state", *self.hierarchy) if c not in table.columns]
         if missing:
@@ -209,10 +220,7 @@ class TargetedRecordSwapping:
         level, _ = risk_levels(
             member_of, combination, [a[member_of] for a in areas], ids.size, self.k_anonymity
         )
-        profiles = [
-            np.unique(table[list(p)].to_numpy(), axis=0, return_inverse=True)[1].ravel()
-            for p in self.similarity
-        ]
+        profiles = [_profile_codes(table, p) for p in self.similarity]
         partner = np.full(ids.size, -1, dtype=np.int64)
         role = np.zeros(ids.size, dtype=np.int8)
         swap_level = np.full(ids.size, -1, dtype=np.int64)

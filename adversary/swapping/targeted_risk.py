@@ -105,7 +105,7 @@ def pair_households(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Pairs (seeker, donor): each seeker a distinct donor of its ``group`` in another ``area``.
 
-    Rounds of :func:`_propose` on the seekers and donors still free, until no
+    Rounds of ``_propose`` on the seekers and donors still free, until no
     free seeker has a free donor of its group outside its area: so a seeker
     stays unpaired only when no donor is left for it. Each round pairs at least
     one seeker while any can be, and a seeker's donor is uniform among the
@@ -131,7 +131,7 @@ def pair_among(
     """Pairs of seekers with each other (same ``group``, other ``area``), while any can pair.
 
     Each round splits the free seekers at random into proposers and
-    candidates and runs one :func:`_propose`; it stops when no two free
+    candidates and runs one ``_propose``; it stops when no two free
     seekers of a group lie in different areas.
     """
     found_s, found_d = [], []

@@ -41,7 +41,8 @@ def _argv(command: str, case: str, out) -> list[str]:
 def test_the_shipped_cases_are_these():
     reconstruction = ["reconstruction_block", "reconstruction_detailed"]
     population = ["population_gvhr", "population_reconstruction", "population_swapping"]
-    assert sorted(shipped_cases()) == sorted([*ATTACKS, *population, *reconstruction])
+    swapping = ["swapping_block", "trs_block"]  # no rho: run and risk (tests/scenarios/swapping)
+    assert sorted(shipped_cases()) == sorted([*ATTACKS, *population, *reconstruction, *swapping])
 
 
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])

@@ -22,6 +22,7 @@ from scipy import special
 
 from ..._validation import as_integers
 from ...measures.decision import truth_credit
+from ...measures.marginal import MarginalMeasures
 from .block import check_block, check_cell, check_target, with_target_cell
 from .release import HouseholdTables, household_tables, release_pmf
 
@@ -68,8 +69,9 @@ class SwapHypotheses:
         scores = self.log_scores(release, prior, name)
         return np.exp(scores - special.logsumexp(scores))
 
-    def marginals(self, prior, truth: int, tie_rule: str) -> tuple[float, float]:
-        """``(marginal posterior (3.3), P[correct decision] (3.6))`` of hypothesis ``truth``."""
+    def marginal_measures(self, prior, truth: int, tie_rule: str) -> MarginalMeasures:
+        """(3.3), (3.4) and (3.6) of hypothesis ``truth``: exact sums over every release
+        (``omitted_mass`` and ``error_bound`` 0)."""
         pmf = self.likelihoods[truth].reshape(-1)
         possible = pmf > 0
         rows = self.likelihoods.reshape(len(self.cells), -1)[:, possible].T
@@ -78,7 +80,15 @@ class SwapHypotheses:
         posterior = np.exp(scores[:, truth] - special.logsumexp(scores, axis=1))
         credit = truth_credit(scores, truth, tie_rule)
         weights = pmf[possible]
-        return float(weights @ posterior), float(weights @ credit)
+        return MarginalMeasures.of_average(
+            weights @ posterior,
+            weights @ credit,
+            float(prior[truth]),
+            omitted_mass=0.0,
+            error_bound=0.0,
+            details={"releases": int(pmf.size)},
+            tie_rule=tie_rule,
+        )
 
 
 def swap_hypotheses(

@@ -72,21 +72,13 @@ def release_pmf(households, target, target_cell, alternative_cell, law, composit
     return attack.likelihoods[_truth_index(attack, truth)]
 
 
-def decision(
-    release,
-    prior,
-    households,
-    target,
-    target_cell,
-    alternative_cell,
-    law,
-    composition,
-    *,
-    tie_rule=DEFAULT_TIE_RULE,
-    rng=None,
-) -> int:
-    """The Bayes decision (3.5): the cell (c or a) of larger posterior; a tie by ``tie_rule``."""
-    attack = hypotheses(households, target, target_cell, alternative_cell, law, composition)
+def decision(release, prior, *setting, tie_rule=DEFAULT_TIE_RULE, rng=None) -> int:
+    """The Bayes decision (3.5): the cell (c or a) of larger posterior; a tie by ``tie_rule``.
+
+    ``setting``: ``households, target, target_cell, alternative_cell, law,
+    composition`` as for :func:`posterior`.
+    """
+    attack = hypotheses(*setting)
     scores = attack.log_scores(release, _prior_vector(prior))
     return int(decide(np.array(attack.cells), scores, check_tie_rule(tie_rule), rng=rng))
 
@@ -119,14 +111,4 @@ def marginal_measures(
     household, member = check_target(target, block)
     attack = hypotheses(block, target, target_cell, alternative_cell, law, composition)
     truth = _truth_index(attack, block[household][member])
-    priors = _prior_vector(prior)
-    posterior_of_truth, correct = attack.marginals(priors, truth, tie_rule)
-    return MarginalMeasures.of_average(
-        posterior_of_truth,
-        correct,
-        float(priors[truth]),
-        omitted_mass=0.0,
-        error_bound=0.0,
-        details={"releases": attack.likelihoods.shape[1]},
-        tie_rule=tie_rule,
-    )
+    return attack.marginal_measures(_prior_vector(prior), truth, tie_rule)

@@ -42,6 +42,18 @@ a donor taken at a higher level is no longer free to be sampled (step 2
 uses the average); and a risky household goes unswapped when no donor of
 its profile is left. The adversary's model treats the households' swaps as
 independent with these marginal probabilities.
+
+The donor rate is the coarsest step. A block's households serve as donors
+only to the *other* blocks of its parent area, so a block that holds a large
+share of its tract's seekers has its households taken less often than a
+small block's, which the law (seeing one block) cannot tell apart. On a
+20 000-person synthetic state (30 runs; per-profile donor rates measured on 5
+other runs), households neither risky nor sampled in blocks of 9–20
+households were swapped 0.275 of the time against the law's 0.231 (rate 0.1,
+``k_anonymity`` 3) and 0.481 against 0.419 (rate 0.3, ``k_anonymity`` 5); in
+blocks of more than 20 households, 0.277 against 0.284 and 0.542 against
+0.548. The risky and sampled part (steps 1–2) matched within binomial error,
+risky households being swapped 99.4–99.9% of the time.
 """
 
 from __future__ import annotations
@@ -51,14 +63,23 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...swapping.targeted import TargetedRecordSwapping
 from ..reconstruction import REDUCED
 
-__all__ = ["TargetedSwapLaw"]
+__all__ = ["TargetedSwapLaw", "risk_combinations"]
 
 _VOTING_AGE = np.unravel_index(np.arange(REDUCED.n_cells), REDUCED.sizes)[
     REDUCED.names.index("voting_age")
 ]
+
+
+def risk_combinations(cells, risk_variables: tuple[str, ...]) -> np.ndarray:
+    """The combination (an integer code) of ``risk_variables`` of each ``REDUCED`` cell code."""
+    values = np.unravel_index(np.asarray(cells, dtype=np.int64), REDUCED.sizes)
+    sizes = dict(REDUCED.attributes)
+    index = [REDUCED.names.index(v) for v in risk_variables]
+    return np.ravel_multi_index(
+        tuple(values[i] for i in index), tuple(sizes[v] for v in risk_variables)
+    )
 
 
 @dataclass(frozen=True)
@@ -72,12 +93,13 @@ class TargetedSwapLaw:
     profile ``(size, voting_age)`` to it (profiles not in it: 0).
     """
 
-    mechanism: TargetedRecordSwapping
+    mechanism: object
     donor_rate: float | Mapping[tuple[int, int], float] = 0.0
     _rates: dict = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.mechanism, TargetedRecordSwapping):
+        # Checked by its name, not its class: the mechanism lives in a later layer.
+        if getattr(self.mechanism, "name", None) != "trs":
             raise TypeError(
                 f"mechanism must be a TargetedRecordSwapping, got {type(self.mechanism).__name__}"
             )
@@ -92,7 +114,7 @@ class TargetedSwapLaw:
     @classmethod
     def from_mechanism(
         cls,
-        mechanism: TargetedRecordSwapping,
+        mechanism,
         *,
         donor_rate: float | Mapping[tuple[int, int], float] = 0.0,
     ) -> TargetedSwapLaw:
@@ -103,21 +125,26 @@ class TargetedSwapLaw:
         """Whether each household of ``block`` is risky (a member's combination held by < k)."""
         households = _households(block)
         codes = np.concatenate(households)
-        combos = self.mechanism.combinations(codes)
+        combos = risk_combinations(codes, self.mechanism.risk_variables)
         _, inverse, counts = np.unique(combos, return_inverse=True, return_counts=True)
         member = counts[inverse] < self.mechanism.k_anonymity
         ends = np.cumsum([h.size for h in households])
         return np.logical_or.reduceat(member, np.r_[0, ends[:-1]])
 
-    def swap_probabilities(self, block) -> np.ndarray:
-        """``π_h`` of each household of ``block`` (module docstring, steps 1–3)."""
-        households = _households(block)
+    def sampling_probabilities(self, block) -> np.ndarray:
+        """Each household's probability to be swapped as risky or sampled (steps 1–2, no donors)."""
         risky = self.risky(block)
         n, r = risky.size, int(risky.sum())
         target = n * self.mechanism.rate / 2
         sampled = max(0.0, target - r) / (n - r) if n > r else 0.0
+        return np.where(risky, 1.0, sampled)
+
+    def swap_probabilities(self, block) -> np.ndarray:
+        """``π_h`` of each household of ``block`` (module docstring, steps 1–3)."""
+        households = _households(block)
+        sampled = self.sampling_probabilities(block)
         donor = np.array([self._donor_rate(h) for h in households])
-        return np.where(risky, 1.0, sampled + (1.0 - sampled) * donor)
+        return sampled + (1.0 - sampled) * donor
 
     def _donor_rate(self, household: np.ndarray) -> float:
         if None in self._rates:

@@ -31,10 +31,20 @@ from ..unknown_attribute.inputs import checked_prior
 from .block import check_block, check_cell, check_target
 from .hypotheses import swap_hypotheses
 
-__all__ = ["decision", "hypotheses", "marginal_measures", "posterior", "risk"]
+__all__ = [
+    "decision",
+    "hypotheses",
+    "hypotheses_cells",
+    "marginal_measures",
+    "posterior",
+    "prior_vector",
+    "risk",
+    "true_index",
+]
 
 
-def _candidates(candidates) -> tuple[int, ...]:
+def hypotheses_cells(candidates) -> tuple[int, ...]:
+    """The candidate cells checked: K >= 2 distinct cell codes."""
     if isinstance(candidates, str | bytes) or not hasattr(candidates, "__len__"):
         raise ValueError(f"candidates must be a sequence of cell codes, got {candidates!r}")
     cells = tuple(check_cell(c, "candidates") for c in candidates)
@@ -45,27 +55,30 @@ def _candidates(candidates) -> tuple[int, ...]:
 
 def hypotheses(households, target, candidates, law, composition):
     """One hypothesis per candidate cell, with the release pmf of the candidates' counts."""
-    cells = _candidates(candidates)
+    cells = hypotheses_cells(candidates)
     return swap_hypotheses(households, target, cells, cells, law, composition, "candidates")
 
 
-def _prior(prior, n: int) -> np.ndarray:
-    vector = checked_prior(prior, "prior", one=True)
+def prior_vector(prior, n: int, name: str = "prior") -> np.ndarray:
+    """π checked: one probability per candidate (K = ``n``), > 0, summing to 1."""
+    vector = checked_prior(prior, name, one=True)
     if vector.size != n:
-        raise ValueError(f"prior must hold one probability per candidate (K = {n}), got {prior!r}")
+        raise ValueError(f"{name} must hold one probability per candidate (K = {n}), got {prior!r}")
     return vector
 
 
 def posterior(release, prior, households, target, candidates, law, composition) -> np.ndarray:
     """``P[C = k | x*]`` over the candidates, (3.1); ``release``: the K candidates' counts."""
     attack = hypotheses(households, target, candidates, law, composition)
-    return attack.posterior(release, _prior(prior, len(attack.cells)))
+    return attack.posterior(release, prior_vector(prior, len(attack.cells)))
 
 
 def risk(release, prior, households, target, candidates, law, composition) -> np.ndarray:
     """The risk (3.2) of each candidate: its posterior over its prior."""
     arguments = (households, target, candidates, law, composition)
-    return posterior(release, prior, *arguments) / _prior(prior, len(_candidates(candidates)))
+    return posterior(release, prior, *arguments) / prior_vector(
+        prior, len(hypotheses_cells(candidates))
+    )
 
 
 def decision(
@@ -82,7 +95,7 @@ def decision(
 ) -> int:
     """The Bayes decision (3.5): the candidate cell of largest posterior; a tie by ``tie_rule``."""
     attack = hypotheses(households, target, candidates, law, composition)
-    scores = attack.log_scores(release, _prior(prior, len(attack.cells)))
+    scores = attack.log_scores(release, prior_vector(prior, len(attack.cells)))
     return int(decide(np.array(attack.cells), scores, check_tie_rule(tie_rule), rng=rng))
 
 
@@ -90,7 +103,7 @@ def true_index(households, target, candidates) -> int:
     """The index among ``candidates`` of the target's cell in the block (the truth)."""
     block = check_block(households)
     household, member = check_target(target, block)
-    cells = _candidates(candidates)
+    cells = hypotheses_cells(candidates)
     truth = block[household][member]
     if truth not in cells:
         raise ValueError(
@@ -107,14 +120,4 @@ def marginal_measures(
     check_tie_rule(tie_rule)
     truth = true_index(households, target, candidates)
     attack = hypotheses(households, target, candidates, law, composition)
-    priors = _prior(prior, len(attack.cells))
-    posterior_of_truth, correct = attack.marginals(priors, truth, tie_rule)
-    return MarginalMeasures.of_average(
-        posterior_of_truth,
-        correct,
-        float(priors[truth]),
-        omitted_mass=0.0,
-        error_bound=0.0,
-        details={"releases": int(np.prod(attack.likelihoods.shape[1:]))},
-        tie_rule=tie_rule,
-    )
+    return attack.marginal_measures(prior_vector(prior, len(attack.cells)), truth, tie_rule)

@@ -109,3 +109,29 @@ def test_composition_from_counts_uses_household_persons(cells):
     assert composition.other[cells.child_white] == 1.0
     with pytest.raises(ValueError, match="counts: no other persons in households"):
         Composition.from_counts(np.where(np.arange(56) == cells.adult_white, 5, 0))
+
+
+def test_the_decision_is_the_posterior_mode(block, cells, small_composition):
+    households, target = block
+    setting = (households, target, cells.adult_black, cells.adult_white)
+    for rate, release, prior, expected in [
+        (0.0, 2, 0.01, cells.adult_black),  # m + 1: disclosed whatever the prior
+        (0.0, 1, 0.99, cells.adult_white),
+        (0.3, 2, 0.5, cells.adult_black),
+        (0.3, 2, 0.001, cells.adult_white),
+    ]:
+        law = HouseholdSwapLaw(rate)
+        posterior = sb.posterior(release, prior, *setting, law, small_composition)
+        assert (posterior > 0.5) == (expected == cells.adult_black)
+        assert sb.decision(release, prior, *setting, law, small_composition) == expected
+
+
+def test_a_tied_decision_follows_the_tie_rule(block, cells, small_composition):
+    """At rate 1 the posterior is the prior: p = 1/2 is a tie."""
+    households, target = block
+    setting = (households, target, cells.adult_black, cells.adult_white)
+    law = HouseholdSwapLaw(1.0)
+    assert sb.decision(1, 0.5, *setting, law, small_composition, tie_rule="largest") == 15
+    assert sb.decision(1, 0.5, *setting, law, small_composition, tie_rule="smallest") == 14
+    with pytest.raises(ValueError, match="rng: the decision is tied"):
+        sb.decision(1, 0.5, *setting, law, small_composition)

@@ -18,6 +18,8 @@ from adversary.scenarios.reconstruction import REDUCED
 from adversary.scenarios.swapping import single_block as sb
 from adversary.scenarios.swapping import unknown_attribute as ua
 from adversary.scenarios.swapping.laws import HouseholdSwapLaw
+from adversary.scenarios.swapping.targeted_law import TargetedSwapLaw
+from adversary.swapping.targeted import TargetedRecordSwapping
 
 IS_ADULT = REDUCED.levels()[:, 1] == 1
 # Reduced cell codes: adult white, adult black, child white, child black (households).
@@ -44,7 +46,8 @@ class UniqueFirstLaw:
 
 
 LAWS = [HouseholdSwapLaw(0.3), HouseholdSwapLaw(0.04), UniqueFirstLaw()]
-LAW_IDS = ["rate 0.3", "rate 0.04", "block-dependent"]
+LAWS += [TargetedSwapLaw(TargetedRecordSwapping(rate=0.5, k_anonymity=2), donor_rate=0.2)]
+LAW_IDS = ["rate 0.3", "rate 0.04", "block-dependent", "TRS"]
 
 
 def with_cell(block, target, cell):
