@@ -32,7 +32,7 @@ import sys
 import traceback
 from pathlib import Path
 
-__all__ = ["ModelFileError", "load_case", "load_module", "shipped_cases"]
+__all__ = ["ModelFileError", "load_case", "load_declared", "load_module", "shipped_cases"]
 
 #: What a model file may declare for :func:`load_case` besides ``model``.
 FACTORY_NAMES = ("PRIORS", "TRUTH", "TARGET", "NAME")
@@ -98,6 +98,17 @@ def load_module(model: str | Path):
         return importlib.import_module(f"adversary.models.{model}")
     known = ", ".join(shipped_cases())
     raise ValueError(f"model must be a .py file or one of {known}; got {str(model)!r}")
+
+
+def load_declared(model: str | Path, name: str, kind: type, example: str):
+    """The object ``name`` (e.g. ``RECONSTRUCTION``) a model file declares, or ``None`` if it
+    declares none; anything but a ``kind`` is refused in one line pointing to ``example``."""
+    value = getattr(load_module(model), name, None)
+    if value is not None and not isinstance(value, kind):
+        raise ValueError(
+            f"model file {str(model)!r}: {name} must be a {kind.__name__}; see models/{example}.py"
+        )
+    return value
 
 
 def load_case(model: str | Path):

@@ -46,7 +46,7 @@ import pandas as pd
 
 from .._validation import as_probability
 from ..measures.decision import DEFAULT_TIE_RULE, check_tie_rule
-from ..model_files import load_module
+from ..model_files import load_declared
 from ..scenarios.swapping.laws import HouseholdSwapLaw
 from ..scenarios.swapping.targeted_law import TargetedSwapLaw
 from ..swapping import HouseholdSwapping
@@ -156,13 +156,7 @@ class SwappingStudy:
 
 def load_swapping_study(model: str | Path) -> SwappingStudy | None:
     """The ``SWAPPING`` a model file declares, or ``None`` if it declares none."""
-    study = getattr(load_module(model), "SWAPPING", None)
-    if study is not None and not isinstance(study, SwappingStudy):
-        raise ValueError(
-            f"model file {str(model)!r}: SWAPPING must be a SwappingStudy; "
-            "see models/population_swapping.py"
-        )
-    return study
+    return load_declared(model, "SWAPPING", SwappingStudy, "population_swapping")
 
 
 def law_and_swap(mechanism, persons: pd.DataFrame, seed: int):

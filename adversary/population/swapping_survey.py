@@ -20,8 +20,10 @@ model file declares ``SWAPPING`` (:class:`~.swapping.SwappingStudy`).
    person and mechanism, the two hypotheses' release pmfs once
    (:func:`adversary.scenarios.swapping.single_block.hypotheses`) and, for
    each prior, the marginal posterior (3.3), the marginal risk (3.4) and the
-   probability of a correct decision (3.6) from them — the numbers of
-   :func:`~adversary.scenarios.swapping.single_block.marginal_measures`.
+   probability of a correct decision (3.6) from them
+   (:meth:`~adversary.scenarios.swapping.hypotheses.SwapHypotheses.marginal_measures`,
+   the truth being the target's cell: the numbers of
+   :func:`~adversary.scenarios.swapping.single_block.marginal_measures`).
    Nothing in a task is random, so the records do not depend on the number
    of workers or chunks.
 4. **Summary** (:mod:`.swapping_summary`): by mechanism, prior and block-size bin.
@@ -172,8 +174,8 @@ def _measure_chunk(items, areas, mechanisms, priors, tie_rule) -> np.ndarray:
         for j, (law, composition) in enumerate(zip(laws, compositions, strict=True)):
             attack = hypotheses(households, target, cell, alternative, law, composition[area])
             for k, p in enumerate(priors):
-                posterior, correct = attack.marginals(np.array([1.0 - p, p]), 1, tie_rule)
-                out[i, j, k] = posterior / p, correct
+                measures = attack.marginal_measures(np.array([1.0 - p, p]), 1, tie_rule)
+                out[i, j, k] = measures.marginal_risk, measures.correct_decision_probability
     return out
 
 
