@@ -220,6 +220,11 @@ def survey(
     persons = assign_households(persons, seed=study.seed)
     persons["cell"] = block_cells(persons, REDUCED)
     sample = _sample(_assessed(persons, study), study)
+    if sample.empty:
+        raise ValueError(
+            f"persons: none of the {len(persons):,} lives in a household in a block cell of "
+            f"at most {study.small_cell_max} (small_cell_max): nothing to assess"
+        )
     items = _targets(persons, sample, study.composition)
     timings["households_and_sample"] = time.perf_counter() - start
 
@@ -240,24 +245,23 @@ def survey(
     measures = np.empty((len(items), len(laws), len(study.priors), 2))
     with cluster_client(client, scheduler, workers, local_directory) as dask_client:
         n_workers = len(dask_client.scheduler_info(n_workers=-1)["workers"])
-        if items:
-            chunks = _chunks(items, sample["block_size"].to_numpy(), _CHUNKS_PER_WORKER * n_workers)
-            [shared] = dask_client.scatter([(laws, compositions)], broadcast=True)
-            futures = [
-                dask_client.submit(
-                    _measure_chunk,
-                    [items[i] for i in chunk],
-                    areas[chunk].tolist(),
-                    shared,
-                    list(study.priors.values()),
-                    study.tie_rule,
-                    pure=False,
-                )
-                for chunk in chunks
-            ]
-            wait_for(futures, "swapping measures", progress, [len(c) for c in chunks], "persons")
-            for chunk, future in zip(chunks, futures, strict=True):
-                measures[chunk] = future.result()
+        chunks = _chunks(items, sample["block_size"].to_numpy(), _CHUNKS_PER_WORKER * n_workers)
+        [shared] = dask_client.scatter([(laws, compositions)], broadcast=True)
+        futures = [
+            dask_client.submit(
+                _measure_chunk,
+                [items[i] for i in chunk],
+                areas[chunk].tolist(),
+                shared,
+                list(study.priors.values()),
+                study.tie_rule,
+                pure=False,
+            )
+            for chunk in chunks
+        ]
+        wait_for(futures, "swapping measures", progress, [len(c) for c in chunks], "persons")
+        for chunk, future in zip(chunks, futures, strict=True):
+            measures[chunk] = future.result()
     timings["measures"] = time.perf_counter() - t
 
     for (mechanism, prior, measure), values in zip(
@@ -275,7 +279,7 @@ def survey(
         "households": int(persons.loc[persons["household"] >= 0, "household"].nunique()),
         "persons_assessed": round(float(sample["weight"].sum())),
         "persons_sampled": len(sample),
-        "chunks": len(chunks) if items else 0,
+        "chunks": len(chunks),
         "workers": n_workers,
     }
     result = SwappingSurvey(records=records, summary=summary, stats=stats, timings=timings)

@@ -235,3 +235,9 @@ def test_the_shipped_model_declares_both_mechanisms():
         "trs 5%": TargetedRecordSwapping(),
     }
     assert study.priors == {"1/2": 0.5, "1/10": 0.1, "1/50": 0.02}
+
+
+def test_a_state_with_nobody_to_assess_is_refused_before_any_cluster(persons):
+    in_group_quarters = persons.assign(hhgq=1)
+    with pytest.raises(ValueError, match=r"none of the [\d,]+ lives in a household .* nothing"):
+        survey(in_group_quarters, STUDY)
