@@ -32,7 +32,7 @@ import sys
 import traceback
 from pathlib import Path
 
-__all__ = ["ModelFileError", "load_case", "load_module", "shipped_cases"]
+__all__ = ["ModelFileError", "load_case", "load_declared", "load_module", "shipped_cases"]
 
 #: What a model file may declare for :func:`load_case` besides ``model``.
 FACTORY_NAMES = ("PRIORS", "TRUTH", "TARGET", "NAME")
@@ -100,13 +100,24 @@ def load_module(model: str | Path):
     raise ValueError(f"model must be a .py file or one of {known}; got {str(model)!r}")
 
 
+def load_declared(model: str | Path, name: str, kind: type, example: str):
+    """The object ``name`` (e.g. ``RECONSTRUCTION``) a model file declares, or ``None`` if it
+    declares none; anything but a ``kind`` is refused in one line pointing to ``example``."""
+    value = getattr(load_module(model), name, None)
+    if value is not None and not isinstance(value, kind):
+        raise ValueError(
+            f"model file {str(model)!r}: {name} must be a {kind.__name__}; see models/{example}.py"
+        )
+    return value
+
+
 def load_case(model: str | Path):
     """The attack a model file declares: its ``CASE``, or its ``model`` factory as an attack."""
     from .scenarios.reconstruction import ReconstructionCase
     from .scenarios.user_attack import attack
 
     module = load_module(model)
-    population = hasattr(module, "POPULATION") or hasattr(module, "RECONSTRUCTION")
+    population = any(hasattr(module, k) for k in ("POPULATION", "RECONSTRUCTION", "SWAPPING"))
     if population and not hasattr(module, "CASE"):
         raise ModelFileError(
             f"model {str(model)!r} is a population model: "

@@ -36,6 +36,24 @@ and the exact-block rate, standard errors and 95 % intervals, the prior
 alone beside them), ``summary.json`` and ``plots/``. ``--partitions`` and
 ``--partition-by`` do not apply.
 
+**Swapping.** A model file declaring ``SWAPPING`` (a ``SwappingStudy``, e.g.
+the shipped ``population_swapping``) assesses every person in a household
+alone in their block cell of the 56-cell reduced classification (or a seeded
+sample per block-size bin) under household swapping and targeted record
+swapping instead (``adversary.population.swapping_survey``): the exact
+marginal risk (3.4) and probability of a correct decision (3.6) of the
+single-block attack when the block's exact counts are released after swapping,
+per mechanism and prior, and the share of them whose household one seeded run
+of each mechanism swapped. It runs on ``--synthetic`` only and writes
+``records.parquet`` (one row per assessed person: ``record_id``, geography,
+``household``, ``cell``, ``alternative_cell``, ``block_size``,
+``block_size_bin``, ``weight``, ``MECHANISM:swapped`` and
+``MECHANISM:PRIOR:MEASURE`` for ``marginal_risk`` and ``p_correct``),
+``summary.csv`` (by mechanism, prior and block-size bin: the means, the persons
+above each threshold and the share swapped, with standard errors),
+``summary.json`` and ``plots/``. ``--partitions``, ``--partition-by`` and
+``--budget`` do not apply.
+
 ``--json`` prints one object with keys ``version`` (the package's), ``data``
 (what was assessed: the synthetic persons, states and seed, or the table's
 path), ``model`` (the population model, with ρ per budget and level),
@@ -114,8 +132,12 @@ def _population(args) -> int:
     from ..population.model import load_population_model
     from ..population.output import summary_json, summary_text
     from ..population.reconstruction import load_reconstruction_study
+    from ..population.swapping import load_swapping_study
     from ..population.synthetic import synthetic_geography
 
+    swapping = load_swapping_study(args.model)
+    if swapping is not None:
+        return _swapping(args, swapping)
     study = load_reconstruction_study(args.model)
     if study is None:
         model = load_population_model(args.model).with_preset(args.budget)
@@ -152,6 +174,14 @@ def _report(args, as_json: dict, as_text: str) -> int:
     return 0
 
 
+def _refuse(args, options: tuple[str, ...], kind: str) -> None:
+    """One line for the first of ``options`` given that does not apply to a ``kind`` model."""
+    for option in options:
+        if getattr(args, option) is not None:
+            flag = "--" + option.replace("_", "-")
+            raise ValueError(f"{flag} does not apply to a {kind}")
+
+
 def _reconstruction(args, study, data, described) -> int:
     """``adversary population`` for a model file declaring ``RECONSTRUCTION``."""
     from dataclasses import replace
@@ -159,13 +189,27 @@ def _reconstruction(args, study, data, described) -> int:
     from ..population.reconstruction import survey
     from ..population.reconstruction_output import summary_text, survey_json
 
-    for option in ("partitions", "partition_by"):
-        if getattr(args, option) is not None:
-            flag = "--" + option.replace("_", "-")
-            raise ValueError(f"{flag} does not apply to a reconstruction model (RECONSTRUCTION)")
+    _refuse(args, ("partitions", "partition_by"), "reconstruction model (RECONSTRUCTION)")
     if args.budget is not None:
         study = replace(study, budget=args.budget)
     result = survey(data, study, args.out, **_cluster_options(args))
+    return _report(
+        args, {"data": described, **survey_json(result, study)}, summary_text(result, study)
+    )
+
+
+def _swapping(args, study) -> int:
+    """``adversary population`` for a model file declaring ``SWAPPING``."""
+    from ..population.swapping_summary import summary_text, survey_json
+    from ..population.swapping_survey import survey
+    from ..population.synthetic import synthetic_population
+
+    _refuse(args, ("partitions", "partition_by", "budget"), "swapping model (SWAPPING)")
+    if args.synthetic is None:
+        raise ValueError("DATA: a swapping model (SWAPPING) runs on --synthetic PERSONS only")
+    persons = synthetic_population(args.synthetic, states=args.states, seed=args.seed)
+    described = {"synthetic": args.synthetic, "states": args.states, "seed": args.seed}
+    result = survey(persons, study, args.out, **_cluster_options(args))
     return _report(
         args, {"data": described, **survey_json(result, study)}, summary_text(result, study)
     )

@@ -44,7 +44,7 @@ from ..analyses.reconstruction_study import (
     summary_by_bin,
     truths_and_priors,
 )
-from ..model_files import load_module
+from ..model_files import load_declared
 from .cluster import cluster_client
 from .progress import wait_for
 from .schema import COUNT, GEOGRAPHY, read_table, validate
@@ -55,13 +55,7 @@ __all__ = ["ReconstructionSurvey", "load_reconstruction_study", "survey"]
 
 def load_reconstruction_study(model: str | Path) -> ReconstructionStudy | None:
     """The ``RECONSTRUCTION`` a model file declares, or ``None`` if it declares none."""
-    study = getattr(load_module(model), "RECONSTRUCTION", None)
-    if study is not None and not isinstance(study, ReconstructionStudy):
-        raise ValueError(
-            f"model file {str(model)!r}: RECONSTRUCTION must be a ReconstructionStudy; "
-            "see models/population_reconstruction.py"
-        )
-    return study
+    return load_declared(model, "RECONSTRUCTION", ReconstructionStudy, "population_reconstruction")
 
 
 @dataclass

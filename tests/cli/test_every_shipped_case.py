@@ -40,7 +40,7 @@ def _argv(command: str, case: str, out) -> list[str]:
 
 def test_the_shipped_cases_are_these():
     reconstruction = ["reconstruction_block", "reconstruction_detailed"]
-    population = ["population_gvhr", "population_reconstruction"]
+    population = ["population_gvhr", "population_reconstruction", "population_swapping"]
     swapping = ["swapping_block", "trs_block"]  # no rho: run and risk (tests/scenarios/swapping)
     assert sorted(shipped_cases()) == sorted([*ATTACKS, *population, *reconstruction, *swapping])
 
@@ -58,7 +58,9 @@ def test_every_command_answers_every_attack_case(case, command, as_json, tmp_pat
         assert out.strip() and not out.lstrip().startswith("{")
 
 
-@pytest.mark.parametrize("model", ["population_gvhr", "population_reconstruction"])
+@pytest.mark.parametrize(
+    "model", ["population_gvhr", "population_reconstruction", "population_swapping"]
+)
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
 @pytest.mark.parametrize("command", ["run", "risk", "choose-rho", "demo"])
 def test_the_population_models_are_refused_by_the_attack_commands(
