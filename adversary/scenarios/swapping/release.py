@@ -99,20 +99,30 @@ def multinomial_grid(trials: int, probs: np.ndarray) -> np.ndarray:
     return pmf.reshape((trials + 1,) * probs.size)
 
 
-def incoming_pmf(tables: HouseholdTables, h: int) -> np.ndarray:
+def incoming_pmf(tables: HouseholdTables, h: int, cache: dict | None = None) -> np.ndarray:
     """The tracked cells' counts of the household swapped in for household ``h``.
 
     The convolution of its voting-age persons' multinomial and its others'
-    (each with probability 0 for the cells of the other kind).
+    (each with probability 0 for the cells of the other kind). It depends on the
+    household only through its numbers of each kind of person: ``cache`` (a dict
+    kept over the households of one :class:`HouseholdTables`) holds each pair's
+    pmf once.
     """
-    adults = multinomial_grid(int(tables.adults[h]), tables.q_adult)
-    others = multinomial_grid(int(tables.others[h]), tables.q_other)
-    return signal.convolve(adults, others, method="direct")
+    key = (int(tables.adults[h]), int(tables.others[h]))
+    if cache is not None and key in cache:
+        return cache[key]
+    adults = multinomial_grid(key[0], tables.q_adult)
+    others = multinomial_grid(key[1], tables.q_other)
+    pmf = signal.convolve(adults, others, method="direct")
+    if cache is not None:
+        cache[key] = pmf
+    return pmf
 
 
-def household_pmf(tables: HouseholdTables, h: int) -> np.ndarray:
-    """``(1 - π_h) δ_{o_h} + π_h · incoming``: household h's contribution to the counts."""
-    pmf = tables.swap[h] * incoming_pmf(tables, h)
+def household_pmf(tables: HouseholdTables, h: int, cache: dict | None = None) -> np.ndarray:
+    """``(1 - π_h) δ_{o_h} + π_h · incoming``: household h's contribution to the counts
+    (``cache``: :func:`incoming_pmf`'s)."""
+    pmf = tables.swap[h] * incoming_pmf(tables, h, cache)
     pmf[tuple(tables.own[h])] += 1.0 - tables.swap[h]
     return pmf
 
@@ -128,9 +138,9 @@ def release_pmf(tables: HouseholdTables, what: str = "the release pmf") -> np.nd
     Refuses (one line naming ``what``) when the grid exceeds the memory budget.
     """
     _check_size(tables, _GRID_ARRAYS, what)
-    total = np.ones((1,) * tables.own.shape[1])
+    total, cache = np.ones((1,) * tables.own.shape[1]), {}
     for h in range(tables.own.shape[0]):
-        total = signal.convolve(total, household_pmf(tables, h), method="direct")
+        total = signal.convolve(total, household_pmf(tables, h, cache), method="direct")
     return total
 
 
@@ -143,9 +153,10 @@ def feasible_swaps(tables: HouseholdTables, release) -> np.ndarray | None:
     likeliest incoming counts).
     """
     _check_size(tables, tables.own.shape[0] + 2, "the start's forward pmfs")
-    forward = [np.ones((1,) * tables.own.shape[1])]
+    forward, cache = [np.ones((1,) * tables.own.shape[1])], {}
     for h in range(tables.own.shape[0]):
-        forward.append(signal.convolve(forward[-1], household_pmf(tables, h), method="direct"))
+        pmf = household_pmf(tables, h, cache)
+        forward.append(signal.convolve(forward[-1], pmf, method="direct"))
     rest = np.asarray(release, dtype=np.int64)
     if np.any(rest < 0) or np.any(rest >= forward[-1].shape) or forward[-1][tuple(rest)] == 0:
         return None
@@ -154,7 +165,7 @@ def feasible_swaps(tables: HouseholdTables, release) -> np.ndarray | None:
         before = forward[h]
         kept = rest - tables.own[h]
         kept_weight = (1.0 - tables.swap[h]) * _at(before, kept)
-        incoming = incoming_pmf(tables, h)
+        incoming = incoming_pmf(tables, h, cache)
         draws = np.indices(incoming.shape).reshape(incoming.ndim, -1).T
         weights = np.array([incoming[tuple(j)] * _at(before, rest - j) for j in draws])
         if tables.swap[h] * weights.max() > kept_weight:
