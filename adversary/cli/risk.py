@@ -204,6 +204,8 @@ def _as_text(case, table, over, files) -> str:
         several = mechanism if isinstance(mechanism, tuple | list) else (mechanism,)
         labels = dict.fromkeys(getattr(m, "label", str(m)) for m in several)
         lines.append(f"noise: {', '.join(labels)}")
+    elif "law" in parameters:  # a swapping case
+        lines.append(f"swapping: {getattr(parameters['law'], 'label', parameters['law'])}")
     elif isinstance(convention, str):
         variance = {"paper": "σ² = 1/(2ρ)", "das": "σ² = 1/ρ"}.get(convention, "")
         lines.append(f"noise convention: {convention} ({variance})")

@@ -214,3 +214,14 @@ def test_targeted_swapping_keeps_the_cases_donor_rate(capsys):
 )
 def test_a_mechanism_of_the_wrong_kind_for_a_swapping_case_is_one_line(argv, part, capsys):
     assert part in _refused(argv, capsys)
+
+
+def test_risk_text_of_a_swapping_case_names_its_law(capsys):
+    assert main(["risk", "trs_block"]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert text[2] == (
+        "swapping: targeted record swapping (10%, k=3, risk voting_age×hispanic×race, "
+        "across county>tract>block); donor rate 0.25"
+    )
+    assert main(["risk", "swapping_block", "--mechanism", "swapping:rate=0.2"]) == 0
+    assert capsys.readouterr().out.splitlines()[2] == "swapping: household swapping at rate 0.2"

@@ -121,6 +121,13 @@ class TargetedSwapLaw:
         """The law of ``mechanism`` with donors taken at ``donor_rate``."""
         return cls(mechanism, donor_rate)
 
+    @property
+    def label(self) -> str:
+        """The mechanism's label and the donor rate (one number, or "per household profile")."""
+        rate = self.donor_rate
+        donors = "per household profile" if isinstance(rate, Mapping) else f"{float(rate):g}"
+        return f"{self.mechanism.label}; donor rate {donors}"
+
     def risky(self, block) -> np.ndarray:
         """Whether each household of ``block`` is risky (a member's combination held by < k)."""
         households = _households(block)
