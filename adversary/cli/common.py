@@ -23,6 +23,7 @@ __all__ = [
     "add_mechanism_argument",
     "attack_from",
     "budgeted",
+    "case_mechanisms",
     "command_parser",
     "mechanism_option",
     "mechanism_text",
@@ -129,19 +130,27 @@ def mechanism_option(case, args):
     return with_mechanism(case, parse_mechanism(spec, "--mechanism"), "--mechanism")
 
 
-def mechanism_text(case):
-    """The spec of the case's mechanism (one per release only where they differ; a
-    mechanism without a registered spec by its label; a swapping case's law, by its
-    mechanism's spec or its label), or ``None`` when its noise is its ρ."""
+def case_mechanisms(case) -> tuple[str | None, tuple]:
+    """What releases the case's counts: ``("noise", mechanisms)`` (distinct, in order),
+    ``("swapping", (law,))`` for a swapping case, or ``(None, ())`` when its noise is its ρ."""
     parameters = case.parameters()
-    mechanism = parameters.get("mechanism")
-    if mechanism is None and "law" in parameters:  # a swapping case: its law
-        law = parameters["law"]
-        return _spec_or_label(getattr(law, "mechanism", law))
-    if mechanism is None:
+    if parameters.get("mechanism") is not None:
+        mechanism = parameters["mechanism"]
+        several = tuple(mechanism) if isinstance(mechanism, tuple | list) else (mechanism,)
+        return "noise", tuple(dict.fromkeys(several))
+    if "law" in parameters:
+        return "swapping", (parameters["law"],)
+    return None, ()
+
+
+def mechanism_text(case):
+    """The spec of the case's mechanism (:func:`case_mechanisms`; one per release only
+    where they differ; one without a registered spec by its label; a swapping case's law
+    by its mechanism's spec or its label), or ``None`` when its noise is its ρ."""
+    _, mechanisms = case_mechanisms(case)
+    if not mechanisms:
         return None
-    several = tuple(mechanism) if isinstance(mechanism, tuple | list) else (mechanism,)
-    texts = [_spec_or_label(m) for m in dict.fromkeys(several)]
+    texts = [_spec_or_label(getattr(m, "mechanism", m)) for m in mechanisms]
     return texts[0] if len(texts) == 1 else texts
 
 

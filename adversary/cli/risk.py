@@ -66,7 +66,13 @@ import pandas as pd
 from .._output import locked, staged
 from ..analyses.compare import MEASURES, sweep, to_table
 from ..plots.compare import risk_curves_figure
-from .common import add_attack_arguments, attack_from, command_parser, mechanism_text
+from .common import (
+    add_attack_arguments,
+    attack_from,
+    case_mechanisms,
+    command_parser,
+    mechanism_text,
+)
 from .reconstruct import HOLDER_REPLICATIONS, HOLDER_SEED, holder_run, reconstruction_case
 
 _SPACES = {"geomspace": np.geomspace, "linspace": np.linspace}
@@ -198,14 +204,11 @@ def _as_text(case, table, over, files) -> str:
     if truth is not None:
         shown = ", ".join(f"{k} = {_plain(v)}" for k, v in truth.items())
         lines.append(f"truth: {shown} (target {case.target})")
-    parameters = case.parameters()
-    convention, mechanism = parameters.get("convention"), parameters.get("mechanism")
-    if mechanism is not None:
-        several = mechanism if isinstance(mechanism, tuple | list) else (mechanism,)
-        labels = dict.fromkeys(getattr(m, "label", str(m)) for m in several)
-        lines.append(f"noise: {', '.join(labels)}")
-    elif "law" in parameters:  # a swapping case
-        lines.append(f"swapping: {getattr(parameters['law'], 'label', parameters['law'])}")
+    convention = case.parameters().get("convention")
+    kind, mechanisms = case_mechanisms(case)
+    if mechanisms:
+        labels = dict.fromkeys(getattr(m, "label", str(m)) for m in mechanisms)
+        lines.append(f"{kind}: {', '.join(labels)}")
     elif isinstance(convention, str):
         variance = {"paper": "σ² = 1/(2ρ)", "das": "σ² = 1/ρ"}.get(convention, "")
         lines.append(f"noise convention: {convention} ({variance})")
