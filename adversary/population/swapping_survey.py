@@ -42,7 +42,7 @@ from ..analyses.reconstruction_study import block_cells
 from ..scenarios.reconstruction import REDUCED
 from ..scenarios.swapping.block import VOTING_AGE, Composition
 from ..scenarios.swapping.single_block import hypotheses
-from ..swapping import assign_households
+from ..swapping import assign_households, target_blocks
 from .cluster import cluster_client
 from .progress import wait_for
 from .schema import GEOGRAPHY
@@ -117,32 +117,21 @@ def _sample(assessed: pd.DataFrame, study: SwappingStudy) -> pd.DataFrame:
 
 def _targets(persons: pd.DataFrame, sample: pd.DataFrame, area: str):
     """Each sampled person's block (tuple of households of cells), target and alternative."""
-    household = persons[persons["hhgq"] == 0].sort_values(["block", "household", "record_id"])
+    household = persons[persons["hhgq"] == 0]
     cells = household["cell"].to_numpy()
     area_counts = {
         a: np.bincount(cells[rows], minlength=REDUCED.n_cells)
         for a, rows in household.groupby(area, sort=False).indices.items()
     }
-    blocks = household["block"].to_numpy()
-    members = household["household"].to_numpy()
-    position = pd.Index(household["record_id"]).get_indexer(sample["record_id"])
-    cache, items = {}, []
-    for row, at in zip(sample.itertuples(index=False), position, strict=True):
-        if row.block not in cache:
-            low, high = (
-                np.searchsorted(blocks, row.block, "left"),
-                np.searchsorted(blocks, row.block, "right"),
-            )
-            starts = np.r_[0, np.flatnonzero(np.diff(members[low:high])) + 1]
-            block = tuple(tuple(h.tolist()) for h in np.split(cells[low:high], starts[1:]))
-            counts = np.bincount(cells[low:high], minlength=REDUCED.n_cells)
-            cache[row.block] = (low, starts, block, counts)
-        low, starts, block, counts = cache[row.block]
-        h = int(np.searchsorted(starts, at - low, "right")) - 1
+    found = target_blocks(persons, persons["cell"].to_numpy(), sample["record_id"], REDUCED.n_cells)
+    items = []
+    for row, (block, households, target, counts) in zip(
+        sample.itertuples(index=False), found, strict=True
+    ):
         others = counts.copy()
         others[row.cell] -= 1
         alternative = _alternative(others, int(row.cell), area_counts[getattr(row, area)])
-        items.append((row.block, block, (h, int(at - low - starts[h])), int(row.cell), alternative))
+        items.append((block, households, target, int(row.cell), alternative))
     return items
 
 

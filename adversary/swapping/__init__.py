@@ -28,6 +28,7 @@ from .households import (
     MATCH_KEY,
     assign_households,
     household_table,
+    target_blocks,
 )
 from .targeted import RISK_VARIABLES, TargetedRecordSwapping, TargetedSwapRun
 
@@ -43,4 +44,5 @@ __all__ = [
     "TargetedSwapRun",
     "assign_households",
     "household_table",
+    "target_blocks",
 ]

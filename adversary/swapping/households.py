@@ -23,6 +23,10 @@ however the table is partitioned. The households of the county ``c`` (its
 identifier) come from ``numpy.random.default_rng([seed, 2, c])``: a county's
 households do not depend on the other counties or on the order of the rows.
 
+**A person in their block.** :func:`target_blocks` gives, for chosen
+household persons, their block as the swapping attack takes it (a tuple of
+households, each a tuple of its members' cells) and their place in it.
+
 **Match key.** :func:`household_table` gives one row per household with its
 geography, ``size`` (persons) and ``voting_age`` (persons of voting age): the
 default match key of household swapping (:data:`MATCH_KEY`), under which a
@@ -42,6 +46,7 @@ __all__ = [
     "MATCH_KEY",
     "assign_households",
     "household_table",
+    "target_blocks",
 ]
 
 #: The column naming each person's household (-1: group quarters, in no household).
@@ -141,3 +146,43 @@ def household_table(persons: pd.DataFrame) -> pd.DataFrame:
     table["size"] = grouped.size().astype(np.int64)
     table["voting_age"] = grouped["voting_age"].sum().astype(np.int64)
     return table.reset_index()
+
+
+def target_blocks(persons: pd.DataFrame, cells, record_ids, n_cells: int) -> list[tuple]:
+    """For each of ``record_ids`` (household persons of ``persons``): ``(block, households,
+    (h, m), counts)``.
+
+    ``cells``: each row's cell code (aligned with ``persons``); ``households``: the
+    block's households in identifier order, each the tuple of its members' cells in
+    ``record_id`` order; ``(h, m)``: the person's household and member index in it;
+    ``counts``: the block's household persons in each of the ``n_cells`` cells. A
+    block's households are built once however many of its persons are asked for.
+    """
+    in_household = persons[HOUSEHOLD].to_numpy() >= 0
+    frame = pd.DataFrame(
+        {
+            "block": persons["block"].to_numpy()[in_household],
+            HOUSEHOLD: persons[HOUSEHOLD].to_numpy()[in_household],
+            "record_id": persons["record_id"].to_numpy()[in_household],
+            "cell": np.asarray(cells)[in_household],
+        }
+    ).sort_values(["block", HOUSEHOLD, "record_id"], kind="stable")
+    blocks, members = frame["block"].to_numpy(), frame[HOUSEHOLD].to_numpy()
+    codes = frame["cell"].to_numpy()
+    position = pd.Index(frame["record_id"]).get_indexer(np.asarray(record_ids))
+    if np.any(position < 0):
+        raise ValueError("record_ids: every one must be a household person of persons")
+    cache, out = {}, []
+    for at in position:
+        block = blocks[at]
+        if block not in cache:
+            low = np.searchsorted(blocks, block, "left")
+            high = np.searchsorted(blocks, block, "right")
+            starts = np.r_[0, np.flatnonzero(np.diff(members[low:high])) + 1]
+            households = tuple(tuple(h.tolist()) for h in np.split(codes[low:high], starts[1:]))
+            counts = np.bincount(codes[low:high], minlength=n_cells)
+            cache[block] = (low, starts, households, counts)
+        low, starts, households, counts = cache[block]
+        h = int(np.searchsorted(starts, at - low, "right")) - 1
+        out.append((block, households, (h, int(at - low - starts[h])), counts))
+    return out

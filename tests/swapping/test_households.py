@@ -80,3 +80,31 @@ def test_bad_input_is_one_line_naming_the_argument(persons, with_households):
         assign_households(pd.concat([persons.head(3), persons.head(1)]))
     with pytest.raises(ValueError, match="no 'household' column"):
         household_table(persons)
+
+
+def test_target_blocks_give_each_person_their_block_and_place(with_households):
+    from adversary.analyses.reconstruction_study import block_cells
+    from adversary.scenarios.reconstruction import REDUCED
+    from adversary.swapping import target_blocks
+
+    members = with_households[with_households["household"] >= 0]
+    cells = block_cells(with_households, REDUCED)
+    chosen = members["record_id"].to_numpy()[::997]
+    found = target_blocks(with_households, cells, chosen, REDUCED.n_cells)
+    by_record = dict(zip(with_households["record_id"], cells, strict=True))
+    for record, (block, households, (h, m), counts) in zip(chosen, found, strict=True):
+        mine = members[members["block"] == block].sort_values(["household", "record_id"])
+        expected = tuple(
+            tuple(by_record[r] for r in group["record_id"])
+            for _, group in mine.groupby("household")
+        )
+        assert households == expected
+        ids = sorted(mine["household"].unique())
+        person = members[members["record_id"] == record].iloc[0]
+        assert ids[h] == person["household"]
+        assert sorted(mine[mine["household"] == person["household"]]["record_id"])[m] == record
+        assert np.array_equal(
+            counts, np.bincount([by_record[r] for r in mine["record_id"]], minlength=56)
+        )
+    with pytest.raises(ValueError, match=r"^record_ids: every one must be a household person"):
+        target_blocks(with_households, cells, [-5], REDUCED.n_cells)

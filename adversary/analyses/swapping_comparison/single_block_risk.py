@@ -47,6 +47,7 @@ from ...scenarios import single_block
 from ...scenarios.reconstruction import REDUCED
 from ...scenarios.swapping import single_block as swapping
 from ...scenarios.swapping.block import Composition
+from ...swapping import target_blocks
 from ..reconstruction_study import block_cells
 from .errors import mean_and_se
 
@@ -107,15 +108,11 @@ def unique_targets(
     unique = np.flatnonzero((in_block == 1).to_numpy())
     rng = np.random.default_rng([seed, 5])
     chosen = np.sort(rng.choice(unique.size, size=min(n, unique.size), replace=False))
-    by_block = members.groupby("block").indices
+    picked = members.iloc[unique[chosen]]
+    record_ids = persons["record_id"].to_numpy()[picked.index]
+    found = target_blocks(persons, cells, record_ids, REDUCED.n_cells)
     targets = []
-    for row in members.iloc[unique[chosen]].itertuples():
-        block = members.iloc[by_block[row.block]]
-        households, target = [], None
-        for h, (household, people) in enumerate(block.groupby("household", sort=True)):
-            households.append(tuple(int(c) for c in people["cell"]))
-            if household == row.household:
-                target = (h, int(np.flatnonzero(people.index == row.Index)[0]))
+    for row, (block, households, target, _) in zip(picked.itertuples(), found, strict=True):
         same_age = members[
             (members["tract"] == row.tract) & (members["voting_age"] == row.voting_age)
         ]
@@ -124,8 +121,8 @@ def unique_targets(
         area = members[members["area"] == row.area]
         targets.append(
             {
-                "block": int(row.block),
-                "households": tuple(households),
+                "block": int(block),
+                "households": households,
                 "target": target,
                 "cell": int(row.cell),
                 "alternative": int(np.argmax(counts)),
