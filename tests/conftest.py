@@ -1,9 +1,20 @@
-"""Test-wide set-up: caches in the build tree, plots without a display."""
+"""Test-wide set-up: caches in the build tree, plots without a display, the order of work.
+
+With ``-n`` (pytest-xdist, ``--dist loadgroup`` from pyproject.toml) each test is a unit
+of work handed to the next free worker, except that the tests of a module sharing a
+module- or class-scoped fixture form one unit (so the fixture is computed once, on one
+worker). The longest tests — the documentation build and the notebooks — come first, so
+that they run beside the rest of the suite instead of after it.
+"""
 
 import os
 from pathlib import Path
 
 import pytest
+
+#: Test files whose tests run first, longest first: each is minutes of work.
+FIRST = ("test_docs.py", "test_notebooks.py", "test_every_shipped_case.py")
+_SHARED_SCOPES = {"module", "class", "package"}
 
 _BUILD = Path(__file__).resolve().parent.parent / "build"
 os.environ.setdefault("PYTENSOR_FLAGS", f"base_compiledir={_BUILD / 'pytensor'}")
@@ -17,6 +28,22 @@ for _name, _folder in (
     ("JUPYTER_CONFIG_DIR", "jupyter/config"),
 ):
     os.environ.setdefault(_name, str(_BUILD / _folder))
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(items):
+    """The longest files first (:data:`FIRST`); one xdist group per module whose tests share
+    a module-, class- or package-scoped fixture."""
+    items.sort(key=lambda item: FIRST.index(item.path.name) if item.path.name in FIRST else 99)
+    for item in items:
+        definitions = getattr(item, "_fixtureinfo", None)
+        scopes = {
+            fixture.scope
+            for fixtures in (definitions.name2fixturedefs.values() if definitions else ())
+            for fixture in fixtures
+        }
+        if scopes & _SHARED_SCOPES:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
 @pytest.fixture(scope="session")
