@@ -52,32 +52,30 @@ DRAWS, CHAINS = 2500, 4
 class Enumeration(DataTree):
     """The exact (or stated-truncation) posterior of a discrete model, as an ArviZ DataTree.
 
-    Groups
-    ------
-    posterior
-        ``chains × draws`` draws placed at the quantiles of the exact joint
-        (:mod:`adversary.inference.exact_draws`), one variable per latent
-        named and shaped as in a sampled posterior (int64, dims ``chain``,
-        ``draw`` and the latent's own). ``az.summary``'s ``mean`` and ``sd``
-        of them are the exact posterior's to within the attributes
-        ``draws_mean_error`` and ``draws_sd_error`` (of order
-        ``1/(chains × draws)``; 0 up to rounding when every probability is a
-        multiple of ``1/(chains × draws)``, but for the ``N/(N-1)`` of
-        ArviZ's ``ddof=1`` in ``sd``); ``az.ess`` reports about
-        ``chains × draws`` (the draws are a fixed sample in a pseudo-random
-        order, not a Markov chain), so the MCSE ArviZ prints beside a mean
-        bounds the quantisation from above.
-    posterior_pmf
-        The exact marginal pmfs (:meth:`posterior_pmf`).
-    joint
-        The exact table, variable ``probability``: one dimension per latent
-        scalar (named by the variable, ``"X1"``, or by element,
-        ``"cells[2]"``), integer coordinates = the values enumerated; sums to 1.
+    Its groups:
 
-    Attributes (root ``attrs``, read through the properties below):
-    ``method`` (``"exact"``), ``omitted_mass``, ``log_normaliser``,
-    ``truncated``, ``ranges`` and ``latents`` (JSON text, so the tree
-    writes to netCDF), ``draws_mean_error``, ``draws_sd_error``.
+    - ``posterior``: ``chains × draws`` draws placed at the quantiles of the
+      exact joint (:mod:`adversary.inference.exact_draws`), one variable per
+      latent named and shaped as in a sampled posterior (int64, dims
+      ``chain``, ``draw`` and the latent's own). ``az.summary``'s ``mean``
+      and ``sd`` of them are the exact posterior's to within the attributes
+      ``draws_mean_error`` and ``draws_sd_error`` (of order
+      ``1/(chains × draws)``; 0 up to rounding when every probability is a
+      multiple of ``1/(chains × draws)``, but for the factor ``√(N/(N-1))``
+      of ArviZ's ``ddof=1`` in ``sd``). ``az.ess`` reports about
+      ``chains × draws`` (the draws are a fixed sample in a pseudo-random
+      order, not a Markov chain), so the MCSE ArviZ prints beside a mean
+      bounds the quantisation from above.
+    - ``posterior_pmf``: the exact marginal pmfs (:meth:`posterior_pmf`).
+    - ``joint``: the exact table, variable ``probability``, one dimension per
+      latent scalar (named by the variable, ``"X1"``, or by element,
+      ``"cells[2]"``), integer coordinates = the values enumerated; sums to 1.
+
+    The root's ``attrs``, read through the properties below: ``method``
+    (``"exact"``), ``omitted_mass``, ``log_normaliser``, ``truncated``,
+    ``ranges`` and ``latents`` (JSON text, so the tree writes to netCDF),
+    ``draws_mean_error`` and ``draws_sd_error``. Build one with
+    :func:`enumerate_posterior` or :meth:`from_table`.
     """
 
     __slots__ = ()
