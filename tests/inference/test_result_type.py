@@ -77,7 +77,7 @@ def comparison():
     case = adversary.attack(thinned, priors={"0.3": P}, truth=TRUTH)
     exact = compare_priors(case, target={"X": 7})
     sampled = compare_priors(
-        case, method="mcmc", target={"X": 7}, draws=1000, chains=2, random_seed=11
+        case, method="mcmc", target={"X": 7}, draws=1000, chains=2, cores=1, random_seed=11
     )
     return exact, sampled
 
