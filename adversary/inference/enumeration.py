@@ -98,7 +98,10 @@ class Enumeration(DataTree):
             latents = {label: ((label,), ()) for label in joint.dims}
         latents = {name: (tuple(labels), tuple(dims)) for name, (labels, dims) in latents.items()}
         joint = joint.rename("probability")
-        posterior, mean_error, sd_error = representative_draws(joint, latents, draws, chains)
+        marginals = _marginals(joint)
+        posterior, mean_error, sd_error = representative_draws(
+            joint, marginals, latents, draws, chains
+        )
         attrs = {
             "method": "exact",
             "omitted_mass": float(omitted_mass),
@@ -111,7 +114,7 @@ class Enumeration(DataTree):
         }
         children = {
             "posterior": DataTree(posterior),
-            "posterior_pmf": DataTree(_posterior_pmf(joint, latents)),
+            "posterior_pmf": DataTree(_posterior_pmf(marginals, latents)),
             "joint": DataTree(joint.to_dataset()),
         }
         return cls(dataset=xr.Dataset(attrs=attrs), children=children)
@@ -151,7 +154,8 @@ class Enumeration(DataTree):
         joint = self.joint
         if label not in joint.dims:
             raise KeyError(f"var: {label!r} is not a latent in this table; have {list(joint.dims)}")
-        return joint.sum([d for d in joint.dims if d != label]).rename("probability")
+        others = [d for d in joint.dims if d != label]
+        return joint.sum(others, skipna=False).rename("probability")
 
     @property
     def marginals(self) -> dict[str, xr.DataArray]:
@@ -182,15 +186,27 @@ def as_exact(result) -> Enumeration | None:
     return None
 
 
-def _posterior_pmf(joint: xr.DataArray, latents: Mapping) -> xr.Dataset:
+def _marginals(joint: xr.DataArray) -> dict[str, xr.DataArray]:
+    """Every dimension's marginal of the table (numpy sums: the table holds no NaN)."""
+    values = np.asarray(joint.values)
+    axes = range(joint.ndim)
+    return {
+        label: xr.DataArray(
+            values.sum(axis=tuple(i for i in axes if i != k)),
+            dims=[label],
+            coords={label: joint[label].values},
+            name="probability",
+        )
+        for k, label in enumerate(joint.dims)
+    }
+
+
+def _posterior_pmf(marginals: Mapping, latents: Mapping) -> xr.Dataset:
     arrays = {}
     for name, (labels, dims) in latents.items():
-        if not all(label in joint.dims for label in labels):
+        if not all(label in marginals for label in labels):
             continue
-        pmfs = [
-            joint.sum([d for d in joint.dims if d != label]).rename({label: "value"})
-            for label in labels
-        ]
+        pmfs = [marginals[label].rename({label: "value"}) for label in labels]
         pmfs = xr.align(*pmfs, join="outer", fill_value=0.0)
         values = pmfs[0]["value"].values
         stacked = np.stack([pmf.values for pmf in pmfs])

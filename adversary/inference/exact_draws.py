@@ -54,7 +54,7 @@ def check_shape(draws, chains) -> int:
 
 
 def representative_draws(
-    joint: xr.DataArray, latents: dict, draws: int, chains: int
+    joint: xr.DataArray, marginals: dict, latents: dict, draws: int, chains: int
 ) -> tuple[xr.Dataset, float, float]:
     """The exact joint's ``chains × draws`` quantiles as a ``posterior`` group, and their errors.
 
@@ -63,6 +63,9 @@ def representative_draws(
     joint : xarray.DataArray
         Posterior probabilities, one dimension per latent scalar (integer
         coordinates: its values); sums to 1.
+    marginals : dict
+        ``label -> `` its marginal pmf (a DataArray over its values), for every
+        dimension of ``joint``.
     latents : dict
         ``name -> (element labels, dims)``; a latent appears when every
         element of it is a dimension of ``joint``.
@@ -94,8 +97,8 @@ def representative_draws(
     }
     mean_error = sd_error = 0.0
     for label in values:
-        pmf = joint.sum([d for d in joint.dims if d != label]).values
-        support = joint[label].values.astype(np.float64)
+        pmf = np.asarray(marginals[label].values, dtype=np.float64)
+        support = marginals[label][label].values.astype(np.float64)
         mean = float(pmf @ support) / float(pmf.sum())
         sd = float(np.sqrt(max(float(pmf @ (support - mean) ** 2) / float(pmf.sum()), 0.0)))
         drawn = values[label].astype(np.float64)
