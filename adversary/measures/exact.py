@@ -53,8 +53,10 @@ from .attack_model import generator, is_discrete, observed_data, positive_int
 from .decision import DEFAULT_TIE_RULE
 from .marginal import MarginalMeasures
 from .release_posteriors import ReleasePosteriors
-from .simulation import ReleaseSimulator
+from .simulation import release_simulator
 from .stated import Statements, decision_credit, risk_error, state_attack
+from .structure import memoized, structured, values_key
+from .tabulated_likelihood import factorises
 
 __all__ = ["DEFAULT_MAX_RELEASES", "ReleaseGrid", "exact_measures", "release_grid"]
 
@@ -62,7 +64,7 @@ __all__ = ["DEFAULT_MAX_RELEASES", "ReleaseGrid", "exact_measures", "release_gri
 DEFAULT_MAX_RELEASES = 1_000_000
 
 # Release sets drawn to place the first windows; rounds of widening at the most.
-_PILOT_DRAWS = 4096
+_PILOT_DRAWS = 64
 _MAX_GROWTH_ROUNDS = 64
 # Release sets whose posteriors are computed in one call (bounds the memory of the pmfs).
 _CHUNK = 50_000
@@ -99,6 +101,34 @@ class _ReleaseLogpmf:
             np.asarray(releases[n], dtype=d) for n, d in zip(self.names, self.dtypes, strict=True)
         ]
         return np.asarray(self.fn(*args), dtype=np.float64)
+
+
+class _TabulatedReleaseLogpmf:
+    """``log P[releases | latents = truth]`` from the tables of each release scalar's log-p
+    (:mod:`~adversary.measures.tabulated_likelihood`), with the truth as the one cell."""
+
+    def __init__(self, engine: ReleasePosteriors, truth):
+        self.likelihood = engine.grid.logp.likelihood
+        self.names = engine.observed
+        self.cells = [
+            np.asarray(truth[v.name]).reshape(1, 1, *engine.grid.shapes[v.name])
+            for v in engine.grid.value_vars
+        ]
+
+    def __call__(self, releases: dict[str, np.ndarray]) -> np.ndarray:
+        n = len(releases[self.names[0]])
+        rows = [np.asarray(releases[name])[:, None] for name in self.names]
+        return self.likelihood(self.cells, rows, n)[:, 0]
+
+
+def _logpmf(model, truth):
+    """The release log-pmf at the truth: from likelihood tables where the model factorises."""
+    untransformed = all(
+        is_discrete(rv) and model.rvs_to_transforms.get(rv) is None for rv in model.free_RVs
+    )
+    if untransformed and factorises(model):
+        return _TabulatedReleaseLogpmf(ReleasePosteriors.of(model), truth)
+    return _ReleaseLogpmf(model, truth)
 
 
 class ReleaseGrid:
@@ -144,10 +174,10 @@ def release_grid(
             f"model: its releases {continuous} are not integers, so there is no release grid to "
             "sum over; use monte_carlo_measures"
         )
-    logpmf = _ReleaseLogpmf(model, truth)
+    logpmf = memoized(model, ("release_logpmf", values_key(truth)), lambda: _logpmf(model, truth))
     shapes = {rv.name: np.shape(observed_data(model, rv)) for rv in model.observed_RVs}
     labels = [lb for name, shape in shapes.items() for lb in scalar_labels(name, shape)]
-    pilot = ReleaseSimulator(model, truth, generator(random_seed))(_PILOT_DRAWS)
+    pilot = release_simulator(model, truth, generator(random_seed))(_PILOT_DRAWS)
     flat = np.concatenate([pilot[n].reshape(_PILOT_DRAWS, -1) for n in shapes], axis=1)
     windows = [[int(lo), int(hi)] for lo, hi in zip(flat.min(0), flat.max(0), strict=True)]
     for _ in range(_MAX_GROWTH_ROUNDS):
@@ -171,13 +201,13 @@ def release_grid(
         if np.any(np.isnan(log_p)) or np.any(log_p > 1e-9):
             raise ValueError("model: its releases' log-p is not a log-probability (NaN or > 0)")
         p = np.exp(log_p)
-        total = math.fsum(p)
+        total = np.sum(p, dtype=np.longdouble)  # extended precision: 1 - total loses nothing
         if total > 1.0 + 1e-9:
             raise ValueError(
-                f"model: the release probabilities sum to {total} > 1 over the grid; the observed "
-                "variables' log-p is not a normalised pmf"
+                f"model: the release probabilities sum to {float(total)} > 1 over the grid; the "
+                "observed variables' log-p is not a normalised pmf"
             )
-        omitted = max(0.0, 1.0 - total)
+        omitted = max(0.0, float(1 - total))
         if omitted <= tail_mass / 2:
             return _dropping_smallest(releases, p, omitted, tail_mass / 2, labels, windows)
         grow = _extensions(p.reshape(sizes), tail_mass / (4 * len(labels)))
@@ -230,11 +260,18 @@ def _extensions(p: np.ndarray, threshold: float) -> list[tuple[int, int, int]]:
 
 
 def _dropping_smallest(releases, p, omitted, budget, labels, windows) -> ReleaseGrid:
-    """The grid without its least probable releases, up to ``budget`` of probability."""
-    order = np.argsort(p, kind="stable")
+    """The grid without its least probable releases, up to ``budget`` of probability.
+
+    Only releases of probability at most ``budget`` can be dropped: those are
+    sorted (stably, so equal probabilities go in grid order).
+    """
+    small = np.flatnonzero(p <= budget)
+    order = small[np.argsort(p[small], kind="stable")]
     dropped = np.searchsorted(np.cumsum(p[order]), budget, side="right")
-    keep = np.sort(order[dropped:])
-    dropped_mass = math.fsum(p[order[:dropped]])
+    kept = np.ones(len(p), dtype=bool)
+    kept[order[:dropped]] = False
+    keep = np.flatnonzero(kept)
+    dropped_mass = float(np.sum(p[order[:dropped]], dtype=np.longdouble))
     return ReleaseGrid(
         releases={name: array[keep] for name, array in releases.items()},
         probability=p[keep],
@@ -288,8 +325,8 @@ def exact_measures(
         ``releases`` (number summed), ``release_windows``, ``latent_omitted_mass``,
         ``prior``, ``target``, ``risk_error_bound``, ``seconds``.
     """
-    model = modelcontext(model)
     started = time.perf_counter()
+    model = structured(modelcontext(model))
     latent_tail_mass = float(as_probability(latent_tail_mass, "latent_tail_mass"))
     stated = state_attack(
         model,
@@ -307,12 +344,12 @@ def exact_measures(
         max_releases=max_releases,
         random_seed=random_seed,
     )
-    engine = ReleasePosteriors(model, compile_kwargs=compile_kwargs)
+    engine = ReleasePosteriors.of(model, compile_kwargs)
     posterior_sum = credit_sum = latent_error = 0.0
     for start in range(0, len(grid), _CHUNK):
         part = slice(start, start + _CHUNK)
         weights = grid.probability[part]
-        table = engine(
+        table = engine.reduced(
             {name: array[part] for name, array in grid.releases.items()},
             stated.event,
             stated.target,
@@ -320,13 +357,12 @@ def exact_measures(
             tail_mass=latent_tail_mass,
             max_cells=max_cells,
         )
-        pmf = table["target_posterior"]
         credit = decision_credit(
-            pmf.values, pmf[stated.target].values, stated.true_target, stated.tie_rule
+            table.target, table.target_values, stated.true_target, stated.tie_rule
         )
-        posterior_sum += float(weights @ table["event_posterior"].values)
+        posterior_sum += float(weights @ table.event)
         credit_sum += float(weights @ credit)
-        latent_error += float(weights @ np.minimum(table["omitted_mass"].values, 1.0))
+        latent_error += float(weights @ np.minimum(table.omitted, 1.0))
     prior = stated.prior_of_truth
     error = grid.omitted_mass + latent_error
     return MarginalMeasures(
