@@ -86,10 +86,10 @@ def model_structure(model) -> ModelStructure:
 
 def structured(model):
     """The model of ``model``'s structure (:func:`model_structure`), or ``model`` itself when
-    PyMC cannot copy it (e.g. non-default initial values)."""
+    PyMC cannot copy it (e.g. non-default initial values): the same numbers, compiled anew."""
     try:
         return model_structure(model).model
-    except NotImplementedError:
+    except (NotImplementedError, ValueError, TypeError, KeyError):
         return model
 
 

@@ -87,26 +87,32 @@ class TabulatedLogp:
         total += np.asarray(prior, dtype=np.float64).reshape(1, -1)
         return total
 
-    def likelihood(self, cells: list[np.ndarray], rows: list[np.ndarray], n_rows: int):
-        """``(rows, cells)``: the releases' log-p given each cell, summed from the tables."""
+    def tables(self, cells: list[np.ndarray], span: np.ndarray) -> list[np.ndarray]:
+        """Per observed variable, ``(len(span), cells, scalars)``: each of its scalars' log-p
+        of each value of ``span`` given each cell."""
         cells = [np.asarray(c, dtype=d) for c, d in zip(cells, self._cell_dtypes, strict=True)]
         n_cells = cells[0].shape[1]
-        total = np.zeros((n_rows, n_cells))
-        flat = [np.asarray(r).reshape(n_rows, -1) for r in rows]
-        lowest = min(int(f.min()) for f in flat)
-        span = np.arange(lowest, max(int(f.max()) for f in flat) + 1)
         values = [
             np.broadcast_to(span.reshape(-1, 1, *(1,) * len(s)), (len(span), 1, *s)).astype(d)
             for s, d in zip(self._shapes, self._data_dtypes, strict=True)
         ]
-        tables = self._tables(*cells, *values)
-        for f, table, shape in zip(flat, tables, self._shapes, strict=True):
-            table = np.broadcast_to(
+        return [
+            np.broadcast_to(
                 np.asarray(table, dtype=np.float64), (len(span), n_cells, *shape)
-            )
+            ).reshape(len(span), n_cells, -1)
+            for table, shape in zip(self._tables(*cells, *values), self._shapes, strict=True)
+        ]
+
+    def likelihood(self, cells: list[np.ndarray], rows: list[np.ndarray], n_rows: int):
+        """``(rows, cells)``: the releases' log-p given each cell, summed from the tables."""
+        n_cells = np.shape(cells[0])[1]
+        total = np.zeros((n_rows, n_cells))
+        flat = [np.asarray(r).reshape(n_rows, -1) for r in rows]
+        lowest = min(int(f.min()) for f in flat)
+        span = np.arange(lowest, max(int(f.max()) for f in flat) + 1)
+        for f, table in zip(flat, self.tables(cells, span), strict=True):
             # Row v + k·len(span) of ``by_scalar``: scalar k's log-p of the value lowest + v.
-            by_scalar = np.moveaxis(table.reshape(len(span), n_cells, -1), 2, 0)
-            by_scalar = np.ascontiguousarray(by_scalar).reshape(-1, n_cells)
+            by_scalar = np.ascontiguousarray(np.moveaxis(table, 2, 0)).reshape(-1, n_cells)
             index = (f - lowest) + len(span) * np.arange(f.shape[1])
             for k in range(index.shape[1]):
                 total += np.take(by_scalar, index[:, k], axis=0)

@@ -89,3 +89,19 @@ def test_only_models_whose_releases_are_scalar_by_scalar_factorise():
         first = DiscreteGaussian("first", mu=x, sigma2=1.0, observed=1)
         DiscreteGaussian("second", mu=first, sigma2=1.0, observed=2)
     assert not factorises(chained)
+
+
+def test_a_factorising_release_grid_equals_the_one_summed_over_the_whole_grid(monkeypatch):
+    """Grown from each scalar's pmf, or from the log-p of every release set: the same grid."""
+    from adversary.measures import exact
+
+    truth = {"H": 1, "X2": 6}
+    by_scalar = exact.release_grid(household(), truth, random_seed=3)
+    monkeypatch.setattr(exact, "factorises", lambda model: False)
+    whole = exact.release_grid(household(), truth, random_seed=3)
+    assert by_scalar.windows == whole.windows
+    for name in whole.releases:
+        np.testing.assert_array_equal(by_scalar.releases[name], whole.releases[name])
+    np.testing.assert_allclose(by_scalar.probability, whole.probability, rtol=1e-12)
+    assert by_scalar.omitted_mass == pytest.approx(whole.omitted_mass, abs=1e-15)
+    assert 0 < whole.omitted_mass <= 1e-12
