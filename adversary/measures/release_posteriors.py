@@ -106,27 +106,17 @@ class ReleasePosteriors:
             lambda: cls(model, compile_kwargs=compile_kwargs),
         )
 
-    def __call__(
-        self,
-        releases: Mapping,
-        event=None,
-        target: str | None = None,
-        *,
-        centre: Mapping | None = None,
-        tail_mass: float = 1e-12,
-        max_cells: int = 20_000_000,
-    ) -> xr.Dataset:
+    def __call__(self, releases: Mapping, event=None, target=None, **options) -> xr.Dataset:
         """Per release set: ``event`` posterior, ``target`` pmf, ``omitted_mass``.
 
         Also ``log_p_at_centre`` (the joint log-p at ``centre``, NaN when it is
         outside the grid) and ``log_evidence`` (log Σ over the grid of the
         joint: the log probability of the release set when every prior is
-        proper). ``centre`` (default: the model's initial point) is where
-        automatic windows start; the measures pass the truth.
+        proper). ``options``: ``centre`` (default: the model's initial point),
+        where automatic windows start (the measures pass the truth),
+        ``tail_mass`` and ``max_cells`` (:meth:`reduced`).
         """
-        result = self.reduced(
-            releases, event, target, centre=centre, tail_mass=tail_mass, max_cells=max_cells
-        )
+        result = self.reduced(releases, event, target, **options)
         n = len(result.log_normaliser)
         data = {
             "omitted_mass": ("release", result.omitted),
