@@ -52,17 +52,17 @@ and read one as plain data with exact fraction strings.
 
 from __future__ import annotations
 
+import math
 import numbers
 import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from .accounting import epsilon_from_zcdp
-from .noise.conventions import NoiseConvention, as_convention, noise_variance
+if TYPE_CHECKING:  # the arithmetic imports numpy on use: the presets' names load without it
+    from .noise.conventions import NoiseConvention
 
 __all__ = [
     "ALL",
@@ -280,6 +280,8 @@ class BudgetAllocation:
         (:func:`adversary.noise.noise_variance`). Raises
         :class:`ValueError` for a query with share 0 at that level (not measured).
         """
+        from .noise.conventions import as_convention, noise_variance
+
         convention = as_convention(convention)
         rho = self.rho(level, query)
         if rho == 0:
@@ -297,6 +299,8 @@ class BudgetAllocation:
         or ``"bun-steinke"`` (Bun & Steinke 2016, Prop. 1.3); see
         :func:`adversary.accounting.epsilon_from_zcdp`.
         """
+        from .accounting import epsilon_from_zcdp
+
         rho = self.rho(level, query)
         if rho == 0:
             epsilon_from_zcdp(1.0, delta, conversion)  # still validate delta, conversion
@@ -316,6 +320,11 @@ class BudgetAllocation:
         (``query == "all"``) and the table ends with the grand total
         (``level == query == "all"``).
         """
+        import numpy as np
+
+        from .accounting import epsilon_from_zcdp
+        from .noise.conventions import as_convention, noise_variance
+
         convention = as_convention(convention)
         cells: list[tuple[str, str, str, str, Fraction, bool]] = []
         for i, level in enumerate(self.levels):
@@ -362,7 +371,7 @@ def _as_fraction(value, name: str) -> Fraction:
         raise TypeError(f"{name} must be numbers (int, float or Fraction), got {value!r}")
     if isinstance(value, numbers.Rational):
         return Fraction(value)
-    if not np.isfinite(value):
+    if not math.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value!r}")
     return Fraction(repr(float(value)))
 

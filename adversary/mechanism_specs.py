@@ -15,30 +15,27 @@ one entry; one whose keys are its class's fields needs no ``build`` or
 ``write``. Every bad spec is one ``ValueError`` line naming the spec and the
 bad part; a constructor's own refusal (``rate must be in [0, 1], got 1.5``)
 is passed on after the spec.
+
+The registry names its classes as ``"module:Class"`` and imports one when a
+spec of it is parsed or written: the command line's ``--help`` reads the
+registry without loading numpy, SciPy or pandas.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import math
 import re
+import sys
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .noise.conventions import NoiseConvention
-from .noise.mechanisms import (
-    CellKeyNoise,
-    DiscreteGaussianNoise,
-    DiscreteLaplaceNoise,
-    FinitePmfNoise,
-    TruncatedGeometricNoise,
-)
-from .swapping import HouseholdSwapping, TargetedRecordSwapping
-
 __all__ = [
     "ALTERNATIVE",
+    "FIELD_DEFAULT",
     "MECHANISMS",
     "REQUIRED",
     "MechanismKind",
@@ -53,6 +50,9 @@ __all__ = [
 REQUIRED = "required"
 #: The default of a key that is one of alternatives (``rho`` or ``sigma2``): none.
 ALTERNATIVE = "—"
+#: The default of a key that is its class's field of the same name: the field's default,
+#: read from the class when it is needed (:meth:`MechanismKind.default`).
+FIELD_DEFAULT = "the class's field default"
 
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _FRACTION = re.compile(r"[+-]?\d+/\d+")
@@ -69,8 +69,8 @@ _TYPES = {
 @dataclass(frozen=True)
 class Parameter:
     """One key of a spec: its ``meaning``, ``default`` (:data:`REQUIRED`,
-    :data:`ALTERNATIVE` or a value), ``range`` (as text) and value ``type``
-    (``number``, ``name``, ``numbers`` or ``names``)."""
+    :data:`ALTERNATIVE`, :data:`FIELD_DEFAULT` or a value), ``range`` (as text) and value
+    ``type`` (``number``, ``name``, ``numbers`` or ``names``)."""
 
     name: str
     meaning: str
@@ -83,20 +83,36 @@ class Parameter:
 class MechanismKind:
     """A registered mechanism: its spec ``name``, class, a one-line ``summary`` and keys.
 
-    ``build(values)`` makes the mechanism from the given keys (a dict; absent
-    keys absent) and ``write(mechanism)`` gives the keys that rebuild it; by
+    ``class_ref`` is the class or its ``"module:Class"`` name, imported on first use
+    (:attr:`cls`). ``build(values)`` makes the mechanism from the given keys (a dict;
+    absent keys absent) and ``write(mechanism)`` gives the keys that rebuild it; by
     default the keys are ``cls``'s fields of the same names (defaults filled in,
     and left out of the written spec when equal to them). ``alternatives`` are
     groups of keys of which exactly one must be given (``("rho", "sigma2")``).
     """
 
     name: str
-    cls: type
+    class_ref: type | str
     summary: str
     parameters: tuple[Parameter, ...]
     build: Callable[[dict], object] | None = None
     write: Callable[[object], dict] | None = None
     alternatives: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def cls(self) -> type:
+        """The mechanism's class (:attr:`class_ref`, imported when named as ``"module:Class"``)."""
+        if isinstance(self.class_ref, type):
+            return self.class_ref
+        module, _, name = self.class_ref.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+    def is_class_of(self, mechanism) -> bool:
+        """Whether ``mechanism`` is of exactly this kind's class (a class named by its module is
+        imported only if that module is: else no object of it can exist)."""
+        if isinstance(self.class_ref, str) and self.class_ref.partition(":")[0] not in sys.modules:
+            return False
+        return type(mechanism) is self.cls
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -132,9 +148,8 @@ class MechanismKind:
                 raise ValueError(f"{self.name} needs {p.name} ({p.meaning})")
         if self.build is not None:
             return self.build(values)
-        defaults = {
-            p.name: p.default for p in self.parameters if p.default not in (REQUIRED, ALTERNATIVE)
-        }
+        unset = (REQUIRED, ALTERNATIVE, FIELD_DEFAULT)  # the class fills in its field defaults
+        defaults = {p.name: p.default for p in self.parameters if p.default not in unset}
         return self.cls(**(defaults | values))
 
     def spec_values(self, mechanism) -> dict:
@@ -142,10 +157,15 @@ class MechanismKind:
         if self.write is not None:
             return self.write(mechanism)
         values = {p.name: getattr(mechanism, p.name) for p in self.parameters}
-        return {k: v for k, v in values.items() if v != self._default(k)}
+        return {k: v for k, v in values.items() if v != self.default(k)}
 
-    def _default(self, key: str):
-        return next(p.default for p in self.parameters if p.name == key)
+    def default(self, key: str):
+        """The default of ``key``: its parameter's, or the class's field default for
+        :data:`FIELD_DEFAULT`."""
+        default = next(p.default for p in self.parameters if p.name == key)
+        if default != FIELD_DEFAULT:
+            return default
+        return next(f.default for f in dataclasses.fields(self.cls) if f.name == key)
 
 
 # --- the noise mechanisms ------------------------------------------------------------------
@@ -153,31 +173,40 @@ class MechanismKind:
 _SENSITIVITY = Parameter("sensitivity", "how far one person moves a count (L1)", 1, "integer >= 1")
 
 
-def _gaussian(values: dict) -> DiscreteGaussianNoise:
+def _class(kind_name: str) -> type:
+    """The class of the registered kind ``kind_name`` (imported on first use)."""
+    return MECHANISMS[kind_name].cls
+
+
+def _gaussian(values: dict):
+    gaussian = _class("discrete_gaussian")
     if "rho" in values:
         if "sensitivity" in values:
             raise ValueError("sensitivity goes with sigma2; with rho the convention sets it")
-        return DiscreteGaussianNoise.from_rho(values["rho"], values.get("convention", "paper"))
+        return gaussian.from_rho(values["rho"], values.get("convention", "paper"))
     if "convention" in values:
         raise ValueError("convention goes with rho; with sigma2 give sensitivity")
-    return DiscreteGaussianNoise(values["sigma2"], values.get("sensitivity", 1.0))
+    return gaussian(values["sigma2"], values.get("sensitivity", 1.0))
 
 
-def _gaussian_values(mechanism: DiscreteGaussianNoise) -> dict:
+def _gaussian_values(mechanism) -> dict:
     """``rho`` (and ``convention``) when they rebuild ``mechanism`` exactly, else ``sigma2``."""
+    from .noise.conventions import NoiseConvention
+
     for convention in NoiseConvention:
         if mechanism.sensitivity == convention.l2_sensitivity:
             rho = mechanism.zcdp_rho()
-            if DiscreteGaussianNoise.from_rho(rho, convention) == mechanism:
+            if type(mechanism).from_rho(rho, convention) == mechanism:
                 return {"rho": rho} | ({} if convention == "paper" else {"convention": "das"})
     values = {"sigma2": mechanism.sigma2}
     return values | ({} if mechanism.sensitivity == 1 else {"sensitivity": mechanism.sensitivity})
 
 
-def _scale_or_epsilon(cls):
+def _scale_or_epsilon(kind_name: str):
     """``build`` of a geometric noise given ``scale`` or ``epsilon`` (``b = Δ/ε``)."""
 
     def build(values: dict):
+        cls = _class(kind_name)
         values = {"sensitivity": 1} | values
         if "epsilon" in values:
             rest = {k: v for k, v in values.items() if k != "epsilon"}
@@ -196,18 +225,13 @@ _EPSILON = Parameter("epsilon", "pure ε (scale = sensitivity/ε)", ALTERNATIVE,
 _BOUND = Parameter("bound", "largest |noise| E", REQUIRED, "integer >= 1")
 
 
-def _field_default(cls, name: str):
-    """The default of ``cls``'s dataclass field ``name`` (a spec key's default is the class's)."""
-    return next(f.default for f in dataclasses.fields(cls) if f.name == name)
-
-
 #: The registry: spec name → :class:`MechanismKind`.
 MECHANISMS: dict[str, MechanismKind] = {
     kind.name: kind
     for kind in (
         MechanismKind(
             "discrete_gaussian",
-            DiscreteGaussianNoise,
+            "adversary.noise.mechanisms:DiscreteGaussianNoise",
             "the 2020 Census's discrete Gaussian DG(0, σ²)",
             (
                 Parameter("rho", "zCDP ρ of the count", ALTERNATIVE, "> 0"),
@@ -227,10 +251,10 @@ MECHANISMS: dict[str, MechanismKind] = {
         ),
         MechanismKind(
             "discrete_laplace",
-            DiscreteLaplaceNoise,
+            "adversary.noise.mechanisms:DiscreteLaplaceNoise",
             "two-sided geometric, pure ε-DP",
             (_SCALE, _EPSILON, _SENSITIVITY),
-            _scale_or_epsilon(DiscreteLaplaceNoise),
+            _scale_or_epsilon("discrete_laplace"),
             lambda m: _without_default_sensitivity(
                 {"scale": m.scale, "sensitivity": m.sensitivity}
             ),
@@ -238,10 +262,10 @@ MECHANISMS: dict[str, MechanismKind] = {
         ),
         MechanismKind(
             "truncated_geometric",
-            TruncatedGeometricNoise,
+            "adversary.noise.mechanisms:TruncatedGeometricNoise",
             "two-sided geometric on {-E, …, E}, (ε, δ)-DP",
             (_SCALE, _EPSILON, _BOUND, _SENSITIVITY),
-            _scale_or_epsilon(TruncatedGeometricNoise),
+            _scale_or_epsilon("truncated_geometric"),
             lambda m: _without_default_sensitivity(
                 {"scale": m.scale, "bound": m.bound, "sensitivity": m.sensitivity}
             ),
@@ -249,21 +273,21 @@ MECHANISMS: dict[str, MechanismKind] = {
         ),
         MechanismKind(
             "cell_key",
-            CellKeyNoise,
+            "adversary.noise.mechanisms:CellKeyNoise",
             "the cell-key method's maximum-entropy p-table (Bach 2020)",
             (
                 Parameter("variance", "variance V of the noise", REQUIRED, "(0, E(E+1)/3]"),
                 _BOUND,
                 _SENSITIVITY,
             ),
-            lambda v: CellKeyNoise(v["variance"], v["bound"], v.get("sensitivity", 1)),
+            lambda v: _class("cell_key")(v["variance"], v["bound"], v.get("sensitivity", 1)),
             lambda m: _without_default_sensitivity(
                 {"variance": m.target_variance, "bound": m.bound, "sensitivity": m.sensitivity}
             ),
         ),
         MechanismKind(
             "finite_pmf",
-            FinitePmfNoise,
+            "adversary.noise.mechanisms:FinitePmfNoise",
             "any pmf on start, start + 1, …",
             (
                 Parameter("start", "the lowest noise value", REQUIRED, "integer"),
@@ -279,7 +303,7 @@ MECHANISMS: dict[str, MechanismKind] = {
         ),
         MechanismKind(
             "swapping",
-            HouseholdSwapping,
+            "adversary.swapping:HouseholdSwapping",
             "household swapping (US 1990-2010): households exchanged with ones of the same "
             "match key in another block",
             (
@@ -287,14 +311,14 @@ MECHANISMS: dict[str, MechanismKind] = {
                 Parameter(
                     "within",
                     "area the partner comes from",
-                    _field_default(HouseholdSwapping, "within"),
+                    FIELD_DEFAULT,
                     "block_group, tract, county or state",
                     "name",
                 ),
                 Parameter(
                     "match_key",
                     "household columns a partner shares",
-                    _field_default(HouseholdSwapping, "match_key"),
+                    FIELD_DEFAULT,
                     "columns of household_table",
                     "names",
                 ),
@@ -302,33 +326,33 @@ MECHANISMS: dict[str, MechanismKind] = {
         ),
         MechanismKind(
             "trs",
-            TargetedRecordSwapping,
+            "adversary.swapping:TargetedRecordSwapping",
             "targeted record swapping (EU 2021, after sdcMicro's recordSwap); similarity "
             "profiles stay at their default",
             (
                 Parameter(
                     "rate",
                     "swap rate at the lowest level",
-                    _field_default(TargetedRecordSwapping, "rate"),
+                    FIELD_DEFAULT,
                     "[0, 1]",
                 ),
                 Parameter(
                     "k_anonymity",
                     "households whose risk-variable counts are below k are swapped first",
-                    _field_default(TargetedRecordSwapping, "k_anonymity"),
+                    FIELD_DEFAULT,
                     "integer >= 1",
                 ),
                 Parameter(
                     "risk_variables",
                     "person columns whose combination's counts give the risk",
-                    _field_default(TargetedRecordSwapping, "risk_variables"),
+                    FIELD_DEFAULT,
                     "columns of the persons",
                     "names",
                 ),
                 Parameter(
                     "hierarchy",
                     "geography levels, top first",
-                    _field_default(TargetedRecordSwapping, "hierarchy"),
+                    FIELD_DEFAULT,
                     "levels of the geography",
                     "names",
                 ),
@@ -380,7 +404,7 @@ def parse_mechanism(text, name: str = "mechanism"):
 
 def mechanism_spec(mechanism) -> str:
     """The spec of a registered ``mechanism``: ``parse_mechanism(mechanism_spec(m)) == m``."""
-    kind = next((k for k in MECHANISMS.values() if type(mechanism) is k.cls), None)
+    kind = next((k for k in MECHANISMS.values() if k.is_class_of(mechanism)), None)
     if kind is None:
         raise TypeError(
             f"mechanism must be one of the registered kinds ({', '.join(MECHANISMS)}), "
@@ -451,7 +475,8 @@ def mechanisms_table() -> str:
     for kind in MECHANISMS.values():
         lines.append(f"{kind.name}: {kind.summary}")
         for p in kind.parameters:
-            default = "" if p.default == ALTERNATIVE else f"; default {_written(p.default)}"
+            shown = kind.default(p.name)
+            default = "" if shown == ALTERNATIVE else f"; default {_written(shown)}"
             if p.default == REQUIRED:
                 default = "; required"
             group = next((g for g in kind.alternatives if p.name in g), None)
@@ -500,7 +525,7 @@ def with_mechanism(case, mechanism, name: str = "mechanism"):
         current = parameters.get("rhos")
     value = (mechanism,) * len(current) if isinstance(current, tuple) else mechanism
     changes = {field: None for field in _RHO_FIELDS if field in parameters}
-    if not isinstance(mechanism, DiscreteGaussianNoise):  # (3.7): discrete Gaussians only
+    if not isinstance(mechanism, _class("discrete_gaussian")):  # (3.7): discrete Gaussians only
         for field, (approximate, exact) in _APPROXIMATIONS.items():
             if field in parameters and parameters[field] is approximate:
                 changes[field] = exact

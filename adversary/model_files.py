@@ -113,7 +113,6 @@ def load_declared(model: str | Path, name: str, kind: type, example: str):
 
 def load_case(model: str | Path):
     """The attack a model file declares: its ``CASE``, or its ``model`` factory as an attack."""
-    from .scenarios.reconstruction import ReconstructionCase
     from .scenarios.user_attack import attack
 
     module = load_module(model)
@@ -124,6 +123,8 @@ def load_case(model: str | Path):
             f"use `adversary population --model {model}`"
         )
     if hasattr(module, "CASE"):
+        from .scenarios.reconstruction import ReconstructionCase
+
         case = module.CASE
         if isinstance(case, ReconstructionCase):
             raise ModelFileError(

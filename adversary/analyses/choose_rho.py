@@ -493,7 +493,6 @@ def choose_rho(
     coarse = max(1, round(math.log(10.0) / points_per_decade / log_step))
     fine = max(1, coarse // int(refine))
     evaluator = _Evaluator(case, measure, field, labels, threshold, rho_min, log_step)
-    began = time.perf_counter()  # the first evaluation (rho_min) times the scans
     _check_threshold(evaluator, measure, threshold)
     if evaluator.bad(0):
         worst = max(labels, key=lambda label: sum(evaluator.values(0)[label][:2]))
@@ -503,20 +502,23 @@ def choose_rho(
             f"{threshold!r} — at rho_min = {rho_min:g} it is already {value:.6g} under prior "
             f"{worst!r}"
         )
+    grid = list(range(0, last + 1, coarse))
+    if grid[-1] != last:
+        grid.append(last)
 
     # The evaluations at most (coarse scan, refined scan, bisection of a refined step), each
-    # taking as long as the first (measured).
+    # taking as long as the first after rho_min (measured: the one at rho_min may carry
+    # one-off costs, such as compiling a user model's functions).
     scans = last // coarse + 2 + math.ceil(refine_decades * math.log(10.0) / log_step / fine) + 1
     scans += math.ceil(math.log2(fine + 1))
+    began = time.perf_counter()
+    evaluator.values(grid[min(1, len(grid) - 1)])
     check_time(
         (time.perf_counter() - began) * scans,
         f"the scan of up to {scans:,} values of {field} (from points_per_decade, refine and "
         "tolerance)",
     )
     # 1. Coarse scan.
-    grid = list(range(0, last + 1, coarse))
-    if grid[-1] != last:
-        grid.append(last)
     first_bad = next((j for j in grid[1:] if evaluator.bad(j)), None)
     limited = first_bad is None
     if limited:

@@ -23,7 +23,6 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import arviz as az
 import numpy as np
 import pandas as pd
 import xarray as xr
@@ -459,6 +458,8 @@ def compare_priors(
     """
     if method not in ("exact", "mcmc"):
         raise ValueError(f"method must be 'exact' or 'mcmc', got {method!r}")
+    if method == "mcmc":  # on use: importing ArviZ loads its plots too (matplotlib)
+        import arviz as az
     _check_case(case)
     alternatives = _alternatives(case, priors)
     pmfs, scalars, trees, latent_dims = {}, {}, {}, []

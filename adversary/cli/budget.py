@@ -41,9 +41,7 @@ from __future__ import annotations
 import json
 import sys
 
-from ..accounting import Conversion
 from ..budget import ALL, DEFAULT_DELTA, DEFAULT_PRESET, PRESETS, as_allocation, get_preset
-from ..noise.conventions import as_convention
 from .common import add_allocation_argument, command_parser
 
 
@@ -92,6 +90,8 @@ def _exact_share(preset, row) -> str:
 
 
 def _as_json(preset, convention, delta, rows) -> dict:
+    from ..accounting import Conversion
+
     return {
         "preset": preset.name,
         "description": preset.description,
@@ -110,6 +110,8 @@ def _as_json(preset, convention, delta, rows) -> dict:
 
 
 def _as_text(preset, convention, delta, rows) -> str:
+    from ..accounting import Conversion
+
     level_w = max(len(r.level_label) for r in rows)
     query_w = max(len(r.query_label) for r in rows)
     head = (
@@ -142,6 +144,8 @@ def _as_text(preset, convention, delta, rows) -> str:
 
 
 def run(args) -> int:
+    from ..noise.conventions import as_convention
+
     if args.budget is not None:
         preset = as_allocation(args.budget, "--budget")
     else:

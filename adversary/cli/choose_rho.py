@@ -30,8 +30,6 @@ from __future__ import annotations
 import json
 import sys
 
-from ..accounting import Conversion
-from ..analyses.choose_rho import choose_rho
 from ..budget import DEFAULT_DELTA
 from .common import add_attack_arguments, attack_from, command_parser
 
@@ -92,6 +90,8 @@ def register(subparsers) -> None:
 
 
 def _as_text(result) -> str:
+    from ..accounting import Conversion
+
     label = _LABELS[result.measure]
     priors = ", ".join(result.priors)
     lines = [
@@ -130,6 +130,8 @@ def _as_text(result) -> str:
 
 
 def run(args) -> int:
+    from ..analyses.choose_rho import choose_rho
+
     case = attack_from(args)
     if args.max_risk is not None:
         measure, threshold = "marginal_risk", args.max_risk

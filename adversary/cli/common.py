@@ -11,7 +11,7 @@ import argparse
 import re
 
 from .. import time_budget
-from ..measures.decision import TIE_RULES
+from ..measures.tie_rules import TIE_RULES
 from ..mechanism_specs import MECHANISMS, mechanism_spec, parse_mechanism, with_mechanism
 from ..memory import DEFAULT_BUDGET, ENVIRONMENT_VARIABLE, format_bytes
 from ..model_files import load_case

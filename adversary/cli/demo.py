@@ -45,14 +45,7 @@ from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
 from .._output import locked, staged
-from ..measures.releases import DEFAULT_TAIL_MASS
-from ..plots.single_block import save_figures
-from ..reports.attack import attack_report
-from ..reports.single_block import marginal_table, release_table
-from ..scenarios.single_block import SingleBlockCase
 from .common import add_attack_arguments, attack_from, command_parser, mechanism_text
 
 
@@ -75,6 +68,8 @@ def register(subparsers) -> None:
 
 
 def _as_json(case, table4, table5, figures) -> dict:
+    from ..measures.releases import DEFAULT_TAIL_MASS
+
     priors = list(case.priors)
     return {
         "case": case.name,
@@ -144,6 +139,8 @@ def _written(figures) -> list[str]:
 
 
 def _plain(value):
+    import numpy as np
+
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, int | float | str | bool) or value is None:
@@ -188,6 +185,9 @@ def _attack_text(case, report) -> str:
 
 
 def run(args) -> int:
+    from ..reports.attack import attack_report
+    from ..scenarios.single_block import SingleBlockCase
+
     with locked(args.out, "--out"):
         case = attack_from(args)
         with staged(args.out, "--out") if args.out is not None else nullcontext() as stage:
@@ -207,6 +207,8 @@ def run(args) -> int:
 
 def _single_block_output(args, case, stage) -> str:
     """Tables 4 and 5 and Figures 1–3 (written into ``stage`` unless None), as JSON or text."""
+    from ..reports.single_block import marginal_table, release_table
+
     if stage is not None and case.mechanism is not None:
         raise ValueError(
             "--out: Figures 1-3 of a single-block case are drawn against rho, which a case whose "
@@ -214,7 +216,11 @@ def _single_block_output(args, case, stage) -> str:
         )
     table4 = release_table(case)
     table5 = marginal_table(case)
-    written = [] if stage is None else save_figures(case, stage)
+    written = []
+    if stage is not None:
+        from ..plots.single_block import save_figures
+
+        written = save_figures(case, stage)
     figures = [args.out / path.name for path in written]
     if args.json:
         return json.dumps(_as_json(case, table4, table5, figures), indent=2)

@@ -47,11 +47,10 @@ its label, e.g. race[3]) in that allocation, given the case's stated releases; w
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-from ..measures.decision import TIE_RULES
+from ..measures.tie_rules import TIE_RULES
 from ..model_files import ModelFileError, load_module
-from ..scenarios.reconstruction import ReconstructionCase, enumerable, reconstruct
-from ..scenarios.reconstruction.data_holder import holder_measures
 from .common import (
     add_budget_arguments,
     add_mechanism_argument,
@@ -60,6 +59,9 @@ from .common import (
     command_parser,
     mechanism_option,
 )
+
+if TYPE_CHECKING:
+    from ..scenarios.reconstruction import ReconstructionCase
 
 #: ``adversary risk``'s release sets and seed for a reconstruction case, unless given.
 HOLDER_REPLICATIONS, HOLDER_SEED = 20, 2020
@@ -95,10 +97,16 @@ def register(subparsers) -> None:
 def reconstruction_case(model) -> ReconstructionCase | None:
     """The ``CASE`` of a model file if it is a :class:`ReconstructionCase`, else ``None``."""
     case = getattr(load_module(model), "CASE", None)
+    if case is None:  # a model() factory: nothing to import to tell
+        return None
+    from ..scenarios.reconstruction import ReconstructionCase
+
     return case if isinstance(case, ReconstructionCase) else None
 
 
 def run(args) -> int:
+    from ..scenarios.reconstruction import reconstruct
+
     case = reconstruction_case(args.model)
     if case is None:
         found = type(getattr(load_module(args.model), "CASE", None)).__name__
@@ -153,6 +161,9 @@ def _credit(measures: dict) -> str:
 
 def holder_run(case: ReconstructionCase, args) -> int:
     """``adversary risk`` on a reconstruction case: the data holder's measures."""
+    from ..scenarios.reconstruction import enumerable
+    from ..scenarios.reconstruction.data_holder import holder_measures
+
     if args.sweep or args.prior is not None:
         raise ValueError(
             "--sweep and --prior apply to attacks; a reconstruction case takes "

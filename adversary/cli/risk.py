@@ -60,12 +60,7 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
 from .._output import locked, staged
-from ..analyses.compare import MEASURES, sweep, to_table
-from ..plots.compare import risk_curves_figure
 from .common import (
     add_attack_arguments,
     attack_from,
@@ -75,7 +70,8 @@ from .common import (
 )
 from .reconstruct import HOLDER_REPLICATIONS, HOLDER_SEED, holder_run, reconstruction_case
 
-_SPACES = {"geomspace": np.geomspace, "linspace": np.linspace}
+#: ``--sweep`` VALUES spaced by numpy's function of the same name.
+_SPACES = ("geomspace", "linspace")
 
 
 def register(subparsers) -> None:
@@ -146,7 +142,9 @@ def parse_values(spec: str) -> list:
             raise ValueError(f"--sweep: N must be a positive integer in {spec!r}")
         if kind == "geomspace" and (start <= 0 or stop <= 0):
             raise ValueError(f"--sweep: geomspace needs START and STOP > 0, got {spec!r}")
-        return [float(v) for v in _SPACES[kind](start, stop, n)]
+        import numpy as np
+
+        return [float(v) for v in getattr(np, kind)(start, stop, n)]
     if kind == "range":
         parts = [_number(p, spec) for p in rest.split(":")]
         if len(parts) not in (2, 3) or not all(isinstance(p, int) for p in parts):
@@ -184,6 +182,8 @@ def parse_sweeps(specs: list[str], case) -> dict[str, list]:
 
 
 def _plain(value):
+    import numpy as np
+
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, tuple | list):
@@ -199,6 +199,10 @@ def _rows(table) -> list[dict]:
 
 
 def _as_text(case, table, over, files) -> str:
+    import pandas as pd
+
+    from ..analyses.compare import MEASURES
+
     lines = [case.name]
     truth = case.true_latents
     if truth is not None:
@@ -277,6 +281,8 @@ def run(args) -> int:
 
 
 def _attack_run(args) -> int:
+    from ..analyses.compare import sweep, to_table
+
     case = attack_from(args)
     over = parse_sweeps(args.sweep, case)
     priors = None if args.prior is None else [args.prior]
@@ -296,6 +302,8 @@ def _attack_run(args) -> int:
     with staged(args.out, "--out", owned=(f"{stem}.png",)) as stage:
         table.to_csv(stage / f"{stem}.csv")
         table_path, figure_path = args.out / f"{stem}.csv", None
+        from ..plots.compare import risk_curves_figure
+
         try:
             figure = risk_curves_figure(dataset)
         except ValueError as error:

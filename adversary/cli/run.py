@@ -21,15 +21,8 @@ alike) is null, and the text says why. The sampler's progress bars go to stderr.
 from __future__ import annotations
 
 import json
+import math
 
-import arviz as az
-import numpy as np
-from pymc.exceptions import SamplingError
-from pymc.sampling.parallel import ParallelSamplingError
-from pytensor.gradient import DisconnectedInputError
-
-from ..inference import enumerate_posterior, event_indicator, marginal_pmf, sample
-from ..measures.protocol import prior_label
 from .common import (
     add_attack_arguments,
     attack_from,
@@ -61,6 +54,10 @@ def register(subparsers) -> None:
 
 
 def _exact(model) -> dict:
+    from pymc.exceptions import SamplingError
+
+    from ..inference import enumerate_posterior
+
     try:
         result = enumerate_posterior(model)
     except SamplingError as error:  # no latent value makes the observations possible
@@ -70,6 +67,14 @@ def _exact(model) -> dict:
 
 
 def _mcmc(model, args) -> dict:
+    import arviz as az
+    import numpy as np
+    from pymc.exceptions import SamplingError
+    from pymc.sampling.parallel import ParallelSamplingError
+    from pytensor.gradient import DisconnectedInputError
+
+    from ..inference import event_indicator, marginal_pmf, sample
+
     check_sampling_options(args)
     try:
         tree = sample(
@@ -118,7 +123,7 @@ def _mcmc(model, args) -> dict:
 def _estimate(value) -> float | None:
     """An ArviZ estimate as a float, or None where it is undefined (NaN)."""
     value = float(value)
-    return value if np.isfinite(value) else None
+    return value if math.isfinite(value) else None
 
 
 def _not_estimated(args) -> str:
@@ -182,6 +187,8 @@ def _text(name, args, result, mechanism) -> str:
 
 
 def run(args) -> int:
+    from ..measures.protocol import prior_label
+
     case = attack_from(args)
     name, model = case.name, case.model(prior_label(case.priors, args.prior))
     result = _exact(model) if args.method == "exact" else _mcmc(model, args)

@@ -5,11 +5,12 @@
   :class:`TransferGibbs` (count vectors with a known total) assigned to every
   discrete variable, a checked and repaired start, ArviZ's DataTree out;
   :class:`BlockGibbs` updates a small group jointly when asked for.
-- :func:`enumerate_posterior` — the exact posterior of an all-discrete model as labelled
-  xarray probability tables.
+- :func:`enumerate_posterior` — the exact posterior of an all-discrete model: an
+  :class:`Enumeration`, an ArviZ DataTree like :func:`sample`'s (its ``posterior``
+  group: the exact joint's quantiles as draws, for ``az.summary``, ``az.ess`` and
+  ``az.plot_dist``) with the exact pmfs and the labelled probability table beside it.
 - :func:`posterior_probability`, :func:`marginal_pmf`, :func:`posterior_pmf`,
-  :func:`event_indicator` — the same summaries from either result
-  (:meth:`Enumeration.to_datatree` gives the exact one as an xarray DataTree).
+  :func:`event_indicator` — the same summaries from either result (exact from the table).
 """
 
 from .enumeration import Enumeration, enumerate_posterior

@@ -1,5 +1,9 @@
 """Posterior summaries that accept a sampled DataTree or an exact :class:`Enumeration`.
 
+An exact result is a DataTree too (its ``posterior`` group holds quantile
+draws for ArviZ); these summaries read its exact ``joint`` table instead,
+also when it was written to a file and read back as a plain DataTree.
+
 Both paths give the same kind of answer, so a risk computed by MCMC can be
 compared with (and tested against) the exact one:
 
@@ -26,7 +30,7 @@ import numpy as np
 import xarray as xr
 from xarray import DataTree
 
-from .enumeration import Enumeration
+from .enumeration import Enumeration, as_exact
 
 __all__ = ["event_indicator", "marginal_pmf", "posterior_pmf", "posterior_probability"]
 
@@ -83,8 +87,9 @@ class _EnumeratedValues(Mapping):
         joint = self.table.joint
         if key in joint.dims:
             return joint[key]
-        if key in self.table.variables:
-            element_labels, dims = self.table.variables[key]
+        latents = self.table.latents
+        if key in latents:
+            element_labels, dims = latents[key]
             missing = [label for label in element_labels if label not in joint.dims]
             if len(dims) != 1 or missing:
                 raise KeyError(
@@ -150,14 +155,16 @@ def posterior_probability(result, event: Mapping | Callable) -> float:
     Examples: ``posterior_probability(r, {"X1": 1})`` — the target is in the
     cell (Kazan & Reiter (3.1)); ``posterior_probability(r, lambda v: v["X2"] > v["X1"])``.
     """
-    if isinstance(result, Enumeration):
-        mask = _mask(_EnumeratedValues(result), event, tuple(result.joint.dims))
-        extra = [d for d in mask.dims if d not in result.joint.dims]
+    exact = as_exact(result)
+    if exact is not None:
+        joint = exact.joint
+        mask = _mask(_EnumeratedValues(exact), event, tuple(joint.dims))
+        extra = [d for d in mask.dims if d not in joint.dims]
         if extra:
             raise ValueError(
                 f"event must give one truth value per cell, but its result has dims {extra}"
             )
-        return float((result.joint * mask.astype(np.float64)).sum())
+        return float((joint * mask.astype(np.float64)).sum())
     return float(event_indicator(result, event).mean())
 
 
@@ -172,8 +179,9 @@ def marginal_pmf(result, var, support=None) -> xr.DataArray:
     name = var if isinstance(var, str) else getattr(var, "name", None)
     if not isinstance(name, str):
         raise TypeError(f"var must be a variable name, got {var!r}")
-    if isinstance(result, Enumeration):
-        pmf = result.marginal(name)
+    exact = as_exact(result)
+    if exact is not None:
+        pmf = exact.marginal(name)
     else:
         draws = _SampledValues(_posterior(result))[name]
         extra = [d for d in draws.dims if d not in _SAMPLE_DIMS]
@@ -206,8 +214,9 @@ def posterior_pmf(result) -> xr.Dataset:
     ``posterior`` group (latents and integer Deterministics), so exact and
     sampled results compare value by value.
     """
-    if isinstance(result, Enumeration):
-        return result.posterior_pmf()
+    exact = as_exact(result)
+    if exact is not None:
+        return exact.posterior_pmf()
     posterior = _posterior(result)
     arrays = {}
     for name, draws in posterior.data_vars.items():

@@ -7,5 +7,10 @@
 - :mod:`~adversary.measures.noise` — a release's noise as the scenarios take
   it (ρ and convention, or a mechanism) and its table;
 - :mod:`~adversary.measures.monte_carlo` — the measures of any PyMC attack
-  model by simulation.
+  model by simulation;
+- :mod:`~adversary.measures.structure` — a model's functions compiled once per
+  structure (its float constants shared variables), so a scan over ρ does
+  not recompile;
+- :mod:`~adversary.measures.tabulated_likelihood` — the joint log-p on
+  (releases × latent cells) from tables of each release scalar's likelihood.
 """

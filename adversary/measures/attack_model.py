@@ -39,6 +39,7 @@ from .._validation import as_integers
 from ..inference import event_indicator
 from ..inference.grid import scalar_labels, variable_dims
 from ..inference.safe import counted_as_integers, safe_mode
+from .structure import memoized, values_key
 
 __all__ = [
     "check_releases_drawable",
@@ -53,6 +54,10 @@ __all__ = [
     "validated_target",
     "validated_truth",
 ]
+
+
+#: Largest latent grid whose event mask is kept with a structure's model.
+_KEPT_MASK_CELLS = 100_000
 
 
 def is_discrete(var) -> bool:
@@ -112,6 +117,10 @@ def check_releases_drawable(model) -> None:
 
 def _latent_shapes(model) -> dict[str, tuple]:
     """The shape of every free random variable (not of its possibly transformed value)."""
+    return memoized(model, ("latent_shapes",), lambda: _compute_latent_shapes(model))
+
+
+def _compute_latent_shapes(model) -> dict[str, tuple]:
     graphs = model.replace_rvs_by_values([rv.shape for rv in model.free_RVs])
     fn = model.compile_fn(
         graphs,
@@ -167,18 +176,23 @@ def validated_truth(model, truth) -> dict[str, np.ndarray]:
 
 def _check_truth_in_support(model, truth: dict[str, np.ndarray]) -> None:
     """Every prior term (and latent-only Potential) must be finite at the truth."""
-    constants = {rv: pt.constant(truth[rv.name]) for rv in model.free_RVs}
     terms = [*model.free_RVs, *model.potentials]
-    graphs = [pt.sum(pm.logp(rv, constants[rv], warn_rvs=False)) for rv in model.free_RVs]
-    graphs += [pt.sum(p) for p in model.potentials]
-    graphs = counted_as_integers(graph_replace(graphs, constants, strict=False))
-    fn = pytensor.function([], graphs, mode=safe_mode("FAST_COMPILE"), on_unused_input="ignore")
+    fn = memoized(model, ("prior_terms", values_key(truth)), lambda: _prior_terms(model, truth))
     for term, logp in zip(terms, fn(), strict=True):
         if not np.isfinite(logp):
             shown = {k: v.tolist() for k, v in truth.items()}
             raise ValueError(
                 f"truth: {shown} is outside the prior support ({term.name!r} has log-p {logp})"
             )
+
+
+def _prior_terms(model, truth):
+    """A compiled function of each prior term's (and latent Potential's) log-p at ``truth``."""
+    constants = {rv: pt.constant(truth[rv.name]) for rv in model.free_RVs}
+    graphs = [pt.sum(pm.logp(rv, constants[rv], warn_rvs=False)) for rv in model.free_RVs]
+    graphs += [pt.sum(p) for p in model.potentials]
+    graphs = counted_as_integers(graph_replace(graphs, constants, strict=False))
+    return pytensor.function([], graphs, mode=safe_mode("FAST_COMPILE"), on_unused_input="ignore")
 
 
 def _truth_labels(truth) -> list[str]:
@@ -252,10 +266,13 @@ def event_on_cells(model, event) -> Callable[[dict], np.ndarray]:
     """The event as a function of a grid's cells (:meth:`LatentGrid.values_by_variable`).
 
     Evaluated as on a sampled posterior, with the cells as draws, so an event
-    means the same for exact and sampled results.
+    means the same for exact and sampled results. A mapping event's mask on a
+    grid of at most :data:`_KEPT_MASK_CELLS` cells is kept with a structure's
+    model (:func:`~adversary.measures.structure.memoized`): a scan meets the
+    same grids again.
     """
 
-    def mask(values: dict[str, np.ndarray]) -> np.ndarray:
+    def computed(values: dict[str, np.ndarray]) -> np.ndarray:
         n = len(next(iter(values.values())))
         data = {
             name: (
@@ -266,5 +283,12 @@ def event_on_cells(model, event) -> Callable[[dict], np.ndarray]:
         }
         posterior = xr.Dataset(data, coords={"chain": [0], "draw": np.arange(n)})
         return event_indicator(posterior, event).values.reshape(-1) > 0.5
+
+    def mask(values: dict[str, np.ndarray]) -> np.ndarray:
+        n = len(next(iter(values.values())))
+        if not isinstance(event, Mapping) or n > _KEPT_MASK_CELLS:
+            return computed(values)
+        key = ("event_mask", repr(sorted(event.items(), key=repr)), values_key(values))
+        return memoized(model, key, lambda: computed(values))
 
     return mask

@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .tie_rules import DEFAULT_TIE_RULE, TIE_RULES, check_tie_rule
+
 __all__ = [
     "DEFAULT_TIE_RULE",
     "TIE_RULES",
@@ -45,25 +47,12 @@ __all__ = [
     "truth_credit",
 ]
 
-#: The tie rules (module docstring).
-TIE_RULES = ("split", "largest", "smallest")
-
-#: The rule every function uses unless told otherwise.
-DEFAULT_TIE_RULE = "split"
-
 #: Log posteriors within this of each other are tied (more for very large scores:
 #: :func:`tie_tolerance`).
 TIE_TOLERANCE = 1e-9
 
 # Rounding allowance for scores of large magnitude, in units of the machine epsilon.
 _ROUNDING_ULPS = 64.0
-
-
-def check_tie_rule(tie_rule, name: str = "tie_rule") -> str:
-    """``tie_rule`` if it is one of :data:`TIE_RULES`, else a ``ValueError`` naming ``name``."""
-    if not isinstance(tie_rule, str) or tie_rule not in TIE_RULES:
-        raise ValueError(f"{name} must be one of {', '.join(TIE_RULES)}; got {tie_rule!r}")
-    return tie_rule
 
 
 def tie_tolerance(magnitude=0.0) -> np.ndarray:

@@ -6,16 +6,19 @@ produces from the truth. For a model whose releases (observed variables) are
 integers and whose latents are discrete, this module computes them as sums:
 
 1. **the release grid**: a window per released scalar, started from the
-   range of a few thousand releases drawn from the truth and widened until
+   range of a few dozen releases drawn from the truth and widened until
    the release probability outside the grid is below ``tail_mass / 2``; the
    releases of smallest probability are then dropped while their total stays
    below ``tail_mass / 2``. The release pmf is the model's own observed
    log-p with the latents at the truth, so what is left out,
-   ``omitted_mass = 1 - Σ P[release]``, is exact (up to rounding);
+   ``omitted_mass = 1 - Σ P[release]``, is exact (up to rounding). When the
+   release scalars are independent given the latents
+   (:func:`~adversary.measures.tabulated_likelihood.factorises`) the windows
+   grow from each scalar's pmf, the grid's mass being their product;
 2. **the posteriors**: the adversary's posterior of the event and of the
    target for every release on the grid, exactly
    (:class:`~adversary.measures.release_posteriors.ReleasePosteriors`, one
-   compiled log-p);
+   compiled log-p, or tables of each release scalar's likelihood);
 3. **the sums**: ``Σ P[release] · posterior`` (3.3), over the prior of the
    event (3.4); ``Σ P[release] · credit`` (3.6), the credit of each decision
    by the tie rule (:mod:`~adversary.measures.decision`).
@@ -31,6 +34,10 @@ other.
 The truth, target, event and the prior of the event are as for the Monte
 Carlo route (:mod:`~adversary.measures.attack_model`); the two agree within
 the Monte Carlo error, and on the shipped scenarios equal their closed forms.
+
+Every function compiled for a model is kept with its structure
+(:mod:`~adversary.measures.structure`): the models of a scan over ρ, or of a
+sweep, compile once.
 """
 
 from __future__ import annotations
@@ -53,8 +60,10 @@ from .attack_model import generator, is_discrete, observed_data, positive_int
 from .decision import DEFAULT_TIE_RULE
 from .marginal import MarginalMeasures
 from .release_posteriors import ReleasePosteriors
-from .simulation import ReleaseSimulator
+from .simulation import release_simulator
 from .stated import Statements, decision_credit, risk_error, state_attack
+from .structure import memoized, structured, values_key
+from .tabulated_likelihood import factorises
 
 __all__ = ["DEFAULT_MAX_RELEASES", "ReleaseGrid", "exact_measures", "release_grid"]
 
@@ -62,7 +71,7 @@ __all__ = ["DEFAULT_MAX_RELEASES", "ReleaseGrid", "exact_measures", "release_gri
 DEFAULT_MAX_RELEASES = 1_000_000
 
 # Release sets drawn to place the first windows; rounds of widening at the most.
-_PILOT_DRAWS = 4096
+_PILOT_DRAWS = 64
 _MAX_GROWTH_ROUNDS = 64
 # Release sets whose posteriors are computed in one call (bounds the memory of the pmfs).
 _CHUNK = 50_000
@@ -99,6 +108,44 @@ class _ReleaseLogpmf:
             np.asarray(releases[n], dtype=d) for n, d in zip(self.names, self.dtypes, strict=True)
         ]
         return np.asarray(self.fn(*args), dtype=np.float64)
+
+
+class _TabulatedReleaseLogpmf:
+    """``log P[releases | latents = truth]`` from the tables of each release scalar's log-p
+    (:mod:`~adversary.measures.tabulated_likelihood`), with the truth as the one cell."""
+
+    def __init__(self, engine: ReleasePosteriors, truth):
+        self.likelihood = engine.grid.logp.likelihood
+        self.tables = engine.grid.logp.tables
+        self.names = engine.observed
+        self.cells = [
+            np.asarray(truth[v.name]).reshape(1, 1, *engine.grid.shapes[v.name])
+            for v in engine.grid.value_vars
+        ]
+
+    def __call__(self, releases: dict[str, np.ndarray]) -> np.ndarray:
+        n = len(releases[self.names[0]])
+        rows = [np.asarray(releases[name])[:, None] for name in self.names]
+        return self.likelihood(self.cells, rows, n)[:, 0]
+
+    def by_scalar(self, windows, names) -> list[np.ndarray]:
+        """Each release scalar's log-pmf over its window ``(lowest, highest)``; the scalars
+        those of the observed variables ``names``, in that order."""
+        lowest = min(lo for lo, _ in windows)
+        span = np.arange(lowest, max(hi for _, hi in windows) + 1)
+        tables = dict(zip(self.names, self.tables(self.cells, span), strict=True))
+        table = np.concatenate([tables[name][:, 0, :] for name in names], axis=1)
+        return [table[lo - lowest : hi - lowest + 1, k] for k, (lo, hi) in enumerate(windows)]
+
+
+def _logpmf(model, truth):
+    """The release log-pmf at the truth: from likelihood tables where the model factorises."""
+    untransformed = all(
+        is_discrete(rv) and model.rvs_to_transforms.get(rv) is None for rv in model.free_RVs
+    )
+    if untransformed and factorises(model):
+        return _TabulatedReleaseLogpmf(ReleasePosteriors.of(model), truth)
+    return _ReleaseLogpmf(model, truth)
 
 
 class ReleaseGrid:
@@ -144,10 +191,10 @@ def release_grid(
             f"model: its releases {continuous} are not integers, so there is no release grid to "
             "sum over; use monte_carlo_measures"
         )
-    logpmf = _ReleaseLogpmf(model, truth)
+    logpmf = memoized(model, ("release_logpmf", values_key(truth)), lambda: _logpmf(model, truth))
     shapes = {rv.name: np.shape(observed_data(model, rv)) for rv in model.observed_RVs}
     labels = [lb for name, shape in shapes.items() for lb in scalar_labels(name, shape)]
-    pilot = ReleaseSimulator(model, truth, generator(random_seed))(_PILOT_DRAWS)
+    pilot = release_simulator(model, truth, generator(random_seed))(_PILOT_DRAWS)
     flat = np.concatenate([pilot[n].reshape(_PILOT_DRAWS, -1) for n in shapes], axis=1)
     windows = [[int(lo), int(hi)] for lo, hi in zip(flat.min(0), flat.max(0), strict=True)]
     for _ in range(_MAX_GROWTH_ROUNDS):
@@ -159,28 +206,42 @@ def release_grid(
                 f"max_releases: the release grid needs {n} release sets (windows {shown}), more "
                 f"than max_releases={max_releases}; raise it or use monte_carlo_measures"
             )
-        cells = np.stack(
-            [
-                g.reshape(-1)
-                for g in np.meshgrid(*(np.arange(lo, hi + 1) for lo, hi in windows), indexing="ij")
-            ],
-            axis=1,
-        )
-        releases = _by_variable(cells, shapes)
-        log_p = logpmf(releases)
-        if np.any(np.isnan(log_p)) or np.any(log_p > 1e-9):
-            raise ValueError("model: its releases' log-p is not a log-probability (NaN or > 0)")
-        p = np.exp(log_p)
-        total = math.fsum(p)
+        if isinstance(logpmf, _TabulatedReleaseLogpmf):
+            # Independent scalars: the grid's mass is the product of each window's.
+            by_scalar = logpmf.by_scalar(windows, list(shapes))
+            masses = [np.exp(_checked(log_p)) for log_p in by_scalar]
+            sums = [np.sum(m, dtype=np.longdouble) for m in masses]
+            total = math.prod(sums)
+            marginals = [
+                m * float(math.prod(sums[:a] + sums[a + 1 :])) for a, m in enumerate(masses)
+            ]
+        else:
+            releases = _by_variable(_cells(windows), shapes)
+            p = np.exp(_checked(logpmf(releases)))
+            total = np.sum(p, dtype=np.longdouble)  # extended precision: 1 - total loses nothing
+            marginals = None
         if total > 1.0 + 1e-9:
             raise ValueError(
-                f"model: the release probabilities sum to {total} > 1 over the grid; the observed "
-                "variables' log-p is not a normalised pmf"
+                f"model: the release probabilities sum to {float(total)} > 1 over the grid; the "
+                "observed variables' log-p is not a normalised pmf"
             )
-        omitted = max(0.0, 1.0 - total)
+        omitted = max(0.0, float(1 - total))
         if omitted <= tail_mass / 2:
+            if marginals is not None:  # the grid, its log-p the sum of the scalars' in turn
+                releases = _by_variable(_cells(windows), shapes)
+                log_p = by_scalar[0]
+                for term in by_scalar[1:]:
+                    log_p = np.add.outer(log_p, term)
+                p = np.exp(log_p.reshape(-1))
+                omitted = max(0.0, float(1 - np.sum(p, dtype=np.longdouble)))
             return _dropping_smallest(releases, p, omitted, tail_mass / 2, labels, windows)
-        grow = _extensions(p.reshape(sizes), tail_mass / (4 * len(labels)))
+        if marginals is None:
+            grid = p.reshape(sizes)
+            marginals = [
+                grid.sum(axis=tuple(b for b in range(len(sizes)) if b != a))
+                for a in range(len(sizes))
+            ]
+        grow = _extensions(marginals, tail_mass / (4 * len(labels)))
         if not grow:  # the estimates are small but the mass is not: widen every side
             grow = [(a, s, max(sizes[a], 4)) for a in range(len(labels)) for s in (0, 1)]
         for axis, side, steps in grow:
@@ -189,6 +250,18 @@ def release_grid(
         f"tail_mass: the release grid still leaves {omitted:.3g} of the release probability out "
         f"after {_MAX_GROWTH_ROUNDS} widenings"
     )
+
+
+def _cells(windows) -> np.ndarray:
+    """Every release set of the windows' product, one per row (the last scalar fastest)."""
+    grids = np.meshgrid(*(np.arange(lo, hi + 1) for lo, hi in windows), indexing="ij")
+    return np.stack([g.reshape(-1) for g in grids], axis=1)
+
+
+def _checked(log_p: np.ndarray) -> np.ndarray:
+    if np.any(np.isnan(log_p)) or np.any(log_p > 1e-9):
+        raise ValueError("model: its releases' log-p is not a log-probability (NaN or > 0)")
+    return log_p
 
 
 def _by_variable(cells: np.ndarray, shapes: dict) -> dict[str, np.ndarray]:
@@ -200,8 +273,10 @@ def _by_variable(cells: np.ndarray, shapes: dict) -> dict[str, np.ndarray]:
     return out
 
 
-def _extensions(p: np.ndarray, threshold: float) -> list[tuple[int, int, int]]:
+def _extensions(marginals: list, threshold: float) -> list[tuple[int, int, int]]:
     """``(axis, side, steps)``: how far to widen each side whose mass beyond exceeds ``threshold``.
+
+    ``marginals``: the grid's release probability summed over every axis but one, per axis.
 
     Side 0 is low, 1 high. A side whose marginal decays geometrically with
     ratio ``r`` and leaves an estimated ``t`` beyond it is widened by enough
@@ -209,8 +284,7 @@ def _extensions(p: np.ndarray, threshold: float) -> list[tuple[int, int, int]]:
     decay is widened by the window's width.
     """
     out = []
-    for axis in range(p.ndim):
-        marginal = p.sum(axis=tuple(a for a in range(p.ndim) if a != axis))
+    for axis, marginal in enumerate(marginals):
         width = marginal.size
         for side, (edge, inner) in enumerate(
             (
@@ -230,11 +304,21 @@ def _extensions(p: np.ndarray, threshold: float) -> list[tuple[int, int, int]]:
 
 
 def _dropping_smallest(releases, p, omitted, budget, labels, windows) -> ReleaseGrid:
-    """The grid without its least probable releases, up to ``budget`` of probability."""
-    order = np.argsort(p, kind="stable")
-    dropped = np.searchsorted(np.cumsum(p[order]), budget, side="right")
-    keep = np.sort(order[dropped:])
-    dropped_mass = math.fsum(p[order[:dropped]])
+    """The grid without its least probable releases, up to ``budget`` of probability.
+
+    Only releases of probability at most ``budget`` can be dropped. The
+    smallest go first, and of equal probabilities the first on the grid.
+    """
+    values = np.sort(p[p <= budget])
+    dropped = int(np.searchsorted(np.cumsum(values), budget, side="right"))
+    kept = np.ones(len(p), dtype=bool)
+    if dropped:
+        cut = values[dropped - 1]
+        below = p < cut
+        kept[below] = False
+        kept[np.flatnonzero(p == cut)[: dropped - int(below.sum())]] = False
+    keep = np.flatnonzero(kept)
+    dropped_mass = float(np.sum(p[~kept], dtype=np.longdouble))
     return ReleaseGrid(
         releases={name: array[keep] for name, array in releases.items()},
         probability=p[keep],
@@ -288,8 +372,8 @@ def exact_measures(
         ``releases`` (number summed), ``release_windows``, ``latent_omitted_mass``,
         ``prior``, ``target``, ``risk_error_bound``, ``seconds``.
     """
-    model = modelcontext(model)
     started = time.perf_counter()
+    model = structured(modelcontext(model))
     latent_tail_mass = float(as_probability(latent_tail_mass, "latent_tail_mass"))
     stated = state_attack(
         model,
@@ -307,12 +391,12 @@ def exact_measures(
         max_releases=max_releases,
         random_seed=random_seed,
     )
-    engine = ReleasePosteriors(model, compile_kwargs=compile_kwargs)
+    engine = ReleasePosteriors.of(model, compile_kwargs)
     posterior_sum = credit_sum = latent_error = 0.0
     for start in range(0, len(grid), _CHUNK):
         part = slice(start, start + _CHUNK)
         weights = grid.probability[part]
-        table = engine(
+        table = engine.reduced(
             {name: array[part] for name, array in grid.releases.items()},
             stated.event,
             stated.target,
@@ -320,13 +404,12 @@ def exact_measures(
             tail_mass=latent_tail_mass,
             max_cells=max_cells,
         )
-        pmf = table["target_posterior"]
         credit = decision_credit(
-            pmf.values, pmf[stated.target].values, stated.true_target, stated.tie_rule
+            table.target, table.target_values, stated.true_target, stated.tie_rule
         )
-        posterior_sum += float(weights @ table["event_posterior"].values)
+        posterior_sum += float(weights @ table.event)
         credit_sum += float(weights @ credit)
-        latent_error += float(weights @ np.minimum(table["omitted_mass"].values, 1.0))
+        latent_error += float(weights @ np.minimum(table.omitted, 1.0))
     prior = stated.prior_of_truth
     error = grid.omitted_mass + latent_error
     return MarginalMeasures(

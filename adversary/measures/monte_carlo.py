@@ -56,8 +56,9 @@ from .attack_model import generator, is_discrete, positive_int
 from .decision import DEFAULT_TIE_RULE
 from .marginal import MarginalMeasures
 from .release_posteriors import ReleasePosteriors, with_shared_observations
-from .simulation import ReleaseSimulator
+from .simulation import release_simulator
 from .stated import Statements, decision_credit, risk_error, state_attack
+from .structure import structured
 
 __all__ = ["DEFAULT_SE_MULTIPLE", "METHODS", "credit_standard_error", "monte_carlo_measures"]
 
@@ -222,14 +223,16 @@ def monte_carlo_measures(
         raise ValueError(f"tune must be an integer >= 0, got {tune!r}")
     rng = generator(random_seed)
     setup = time.perf_counter()
+    if method == "exact":
+        model = structured(model)
     exact_only = "the exact path enumerates discrete latents only: use method='mcmc'"
     statements = Statements(truth, event, target, prior_of_truth, tie_rule)
     discrete_only = exact_only if method == "exact" else None
     stated = state_attack(
         model, statements, tail_mass, max_cells, compile_kwargs, rng, discrete_only
     )
-    simulator = ReleaseSimulator(model, stated.truth, rng)
-    engine = ReleasePosteriors(model, compile_kwargs=compile_kwargs) if method == "exact" else None
+    simulator = release_simulator(model, stated.truth, rng)
+    engine = ReleasePosteriors.of(model, compile_kwargs) if method == "exact" else None
     setup_seconds = time.perf_counter() - setup
 
     start = time.perf_counter()
@@ -237,7 +240,7 @@ def monte_carlo_measures(
     simulated_at = time.perf_counter()
     details: dict = {}
     if method == "exact":
-        table = engine(
+        table = engine.reduced(
             simulated,
             stated.event,
             stated.target,
@@ -245,18 +248,17 @@ def monte_carlo_measures(
             tail_mass=tail_mass,
             max_cells=max_cells,
         )
-        if not np.all(np.isfinite(table["log_p_at_centre"].values)):
+        if not np.all(np.isfinite(table.centre_logp)):
             raise ValueError(
                 "model: a release set drawn from the truth has probability 0 at the truth; the "
                 "model's random draws and its log-p disagree"
             )
-        event_p = table["event_posterior"].values
-        pmf = table["target_posterior"]
+        event_p = table.event
         credit = decision_credit(
-            pmf.values, pmf[stated.target].values, stated.true_target, stated.tie_rule
+            table.target, table.target_values, stated.true_target, stated.tie_rule
         )
-        omitted = float(table["omitted_mass"].max())
-        details["ranges"] = table.attrs["ranges"]
+        omitted = float(table.omitted.max())
+        details["ranges"] = {k: list(v) for k, v in table.ranges.items()}
     else:
         event_p, credit = _mcmc_posteriors(
             stated,

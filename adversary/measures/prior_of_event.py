@@ -23,6 +23,7 @@ from pytensor.graph.traversal import ancestors
 
 from ..inference.grid import LatentGrid
 from .attack_model import event_on_cells, event_variables, is_discrete
+from .structure import kwargs_key, memoized
 
 __all__ = ["PRIOR_DRAWS", "prior_of_event"]
 
@@ -85,15 +86,24 @@ def prior_of_event(
     }
 
 
-def _enumerated(model, rvs, truth, event, tail_mass, max_cells, compile_kwargs) -> dict:
+def _prior_grid(model, rvs, compile_kwargs) -> LatentGrid:
+    """The latent grid of the prior of ``rvs`` (and the Potentials among them only)."""
     potentials = [
         p
         for p in model.potentials
         if {a for a in ancestors([p]) if a in model.free_RVs} <= set(rvs)
     ]
     logp = model.logp(vars=[*rvs, *potentials])
+    return LatentGrid(model, logp, (), compile_kwargs, latents=rvs)
+
+
+def _enumerated(model, rvs, truth, event, tail_mass, max_cells, compile_kwargs) -> dict:
     try:
-        grid = LatentGrid(model, logp, (), compile_kwargs, latents=rvs)
+        grid = memoized(
+            model,
+            ("prior_grid", tuple(rv.name for rv in rvs), kwargs_key(compile_kwargs)),
+            lambda: _prior_grid(model, rvs, compile_kwargs),
+        )
         result = grid.run(
             [],
             1,

@@ -21,8 +21,10 @@ from pymc.model.fgraph import ModelObservedRV, fgraph_from_model, model_from_fgr
 from pytensor.graph.replace import graph_replace
 
 from .._validation import as_probability
-from ..inference.grid import LatentGrid
+from ..inference.grid import GridResult, LatentGrid
 from .attack_model import event_on_cells, observed_data
+from .structure import kwargs_key, memoized, memoized_like
+from .tabulated_likelihood import TabulatedLogp, factorises
 
 __all__ = [
     "ReleasePosteriors",
@@ -52,7 +54,8 @@ def with_shared_observations(model):
 
 
 def observed_inputs(model):
-    """A copy of ``model``, its joint log-p with each observed value a symbolic input, and those."""
+    """A copy of ``model``, its joint log-p with each observed value a symbolic input, those
+    inputs, and ``{shared observed value: input}``."""
     if not model.observed_RVs:
         raise ValueError("model: has no observed variables (no releases to condition on)")
     copy, shared = with_shared_observations(model)
@@ -62,7 +65,7 @@ def observed_inputs(model):
     }
     replace = {shared[name]: inputs[name] for name in shared}
     logp = graph_replace(copy.logp(), replace, strict=False)
-    return copy, logp, [inputs[rv.name] for rv in copy.observed_RVs]
+    return copy, logp, [inputs[rv.name] for rv in copy.observed_RVs], replace
 
 
 class ReleasePosteriors:
@@ -82,48 +85,39 @@ class ReleasePosteriors:
         model = modelcontext(model)
         if not model.free_RVs:
             raise ValueError("model: has no free (latent) variables")
-        self.model, logp, inputs = observed_inputs(model)
+        self.model, logp, inputs, replace = observed_inputs(model)
+        memoized_like(model, self.model)  # e.g. the event's mask on the latent grid
         self.observed = [rv.name for rv in self.model.observed_RVs]
         self._inputs = inputs
         self._shapes = [np.shape(observed_data(self.model, rv)) for rv in self.model.observed_RVs]
         self.grid = LatentGrid(self.model, logp, inputs, compile_kwargs)
+        if factorises(self.model):  # the same log-p, from tables of each release's likelihood
+            self.grid.logp = TabulatedLogp(
+                self.model, self.grid.value_vars, replace, inputs, compile_kwargs
+            )
 
-    def __call__(
-        self,
-        releases: Mapping,
-        event=None,
-        target: str | None = None,
-        *,
-        centre: Mapping | None = None,
-        tail_mass: float = 1e-12,
-        max_cells: int = 20_000_000,
-    ) -> xr.Dataset:
+    @classmethod
+    def of(cls, model, compile_kwargs: dict | None = None) -> ReleasePosteriors:
+        """``ReleasePosteriors(model)``, compiled once per structure
+        (:func:`~adversary.measures.structure.memoized`)."""
+        return memoized(
+            model,
+            ("posteriors", kwargs_key(compile_kwargs)),
+            lambda: cls(model, compile_kwargs=compile_kwargs),
+        )
+
+    def __call__(self, releases: Mapping, event=None, target=None, **options) -> xr.Dataset:
         """Per release set: ``event`` posterior, ``target`` pmf, ``omitted_mass``.
 
         Also ``log_p_at_centre`` (the joint log-p at ``centre``, NaN when it is
         outside the grid) and ``log_evidence`` (log Σ over the grid of the
         joint: the log probability of the release set when every prior is
-        proper). ``centre`` (default: the model's initial point) is where
-        automatic windows start; the measures pass the truth.
+        proper). ``options``: ``centre`` (default: the model's initial point),
+        where automatic windows start (the measures pass the truth),
+        ``tail_mass`` and ``max_cells`` (:meth:`reduced`).
         """
-        tail_mass = float(as_probability(tail_mass, "tail_mass"))
-        rows, n = self._rows(releases)
-        centre = self.model.initial_point() if centre is None else centre
-        if target is not None and target not in self.grid.all_labels:
-            raise ValueError(
-                f"target: {target!r} is not a latent scalar; have {self.grid.all_labels}"
-            )
-        result = self.grid.run(
-            rows,
-            n,
-            centre=centre,
-            event=None if event is None else event_on_cells(self.model, event),
-            target=target,
-            tail_mass=tail_mass,
-            max_cells=max_cells,
-            impossible="a release set is impossible under the model (a release drawn from the "
-            "truth should not be: the model's random draws and its log-p disagree)",
-        )
+        result = self.reduced(releases, event, target, **options)
+        n = len(result.log_normaliser)
         data = {
             "omitted_mass": ("release", result.omitted),
             "log_p_at_centre": ("release", result.centre_logp),
@@ -139,6 +133,36 @@ class ReleasePosteriors:
             data,
             coords=coords,
             attrs={"ranges": {k: list(v) for k, v in result.ranges.items()}},
+        )
+
+    def reduced(
+        self,
+        releases: Mapping,
+        event=None,
+        target: str | None = None,
+        *,
+        centre: Mapping | None = None,
+        tail_mass: float = 1e-12,
+        max_cells: int = 20_000_000,
+    ) -> GridResult:
+        """What :meth:`__call__` returns, as the latent grid's arrays (no Dataset built)."""
+        tail_mass = float(as_probability(tail_mass, "tail_mass"))
+        rows, n = self._rows(releases)
+        centre = self.model.initial_point() if centre is None else centre
+        if target is not None and target not in self.grid.all_labels:
+            raise ValueError(
+                f"target: {target!r} is not a latent scalar; have {self.grid.all_labels}"
+            )
+        return self.grid.run(
+            rows,
+            n,
+            centre=centre,
+            event=None if event is None else event_on_cells(self.model, event),
+            target=target,
+            tail_mass=tail_mass,
+            max_cells=max_cells,
+            impossible="a release set is impossible under the model (a release drawn from the "
+            "truth should not be: the model's random draws and its log-p disagree)",
         )
 
     def _rows(self, releases: Mapping) -> tuple[list[np.ndarray], int]:

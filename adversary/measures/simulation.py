@@ -24,8 +24,9 @@ from .attack_model import (
     positive_int,
     validated_truth,
 )
+from .structure import memoized, values_key
 
-__all__ = ["ReleaseSimulator", "simulate_releases"]
+__all__ = ["ReleaseSimulator", "release_simulator", "simulate_releases"]
 
 
 def simulate_releases(model, truth: Mapping, releases: int, random_seed=None) -> dict:
@@ -45,6 +46,16 @@ def simulate_releases(model, truth: Mapping, releases: int, random_seed=None) ->
     return ReleaseSimulator(model, truth, generator(random_seed))(releases)
 
 
+def release_simulator(model, truth, rng: np.random.Generator) -> ReleaseSimulator:
+    """:class:`ReleaseSimulator` of ``model`` at ``truth``, seeded from ``rng``; compiled once
+    per structure (:func:`~adversary.measures.structure.memoized`)."""
+    simulator = memoized(
+        model, ("simulator", values_key(truth)), lambda: ReleaseSimulator(model, truth)
+    )
+    simulator.reseed(rng)
+    return simulator
+
+
 class ReleaseSimulator:
     """Release sets drawn from the truth, compiled once.
 
@@ -55,14 +66,13 @@ class ReleaseSimulator:
     set is one call of ``pymc.do(model, truth)``'s observed variables.
     """
 
-    def __init__(self, model, truth, rng):
+    def __init__(self, model, truth, rng=None):
         if not model.observed_RVs:
             raise ValueError("model: has no observed variables (no releases to simulate)")
         observed = list(model.observed_RVs)
         self.names = [rv.name for rv in observed]
         self.dtypes = [model.rvs_to_values[rv].dtype for rv in observed]
         self.shapes = [np.shape(observed_data(model, rv)) for rv in observed]
-        seed = int(rng.integers(2**31))
         count = pt.scalar("releases", dtype="int64")
         replace = {
             rv: pt.alloc(pt.constant(truth[rv.name]), count, *np.shape(truth[rv.name]))
@@ -74,12 +84,20 @@ class ReleaseSimulator:
             intervened = pm.do(model, truth, make_interventions_shared=False)
             count, outputs = None, [intervened[name] for name in self.names]
         # Draws run in Python (the exact discrete Gaussian sampler): no numba compilation.
-        self.fn = pm.pytensorf.compile(
+        self.fn, updates = pm.pytensorf.compile(
             inputs=[] if count is None else [count],
             outputs=outputs,
-            random_seed=seed,
+            random_seed=False,
             mode=safe_mode("FAST_COMPILE"),
+            return_updates=True,
         )
+        self.rngs = list(updates)
+        if rng is not None:
+            self.reseed(rng)
+
+    def reseed(self, rng: np.random.Generator) -> None:
+        """Draw from here on with a seed taken from ``rng`` (as when compiled with it)."""
+        pm.pytensorf.reseed_rngs(self.rngs, int(rng.integers(2**31)))
 
     def __call__(self, releases: int) -> dict[str, np.ndarray]:
         try:

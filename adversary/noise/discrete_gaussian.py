@@ -28,7 +28,6 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from scipy import special
 
 from .._validation import as_integers, as_positive, as_probability
 from ..memory import TABLE_ARRAYS, check_noise_table
@@ -143,6 +142,8 @@ def tail_bound(k, sigma2) -> np.ndarray:
     if np.any(k < 1):
         raise ValueError(f"k must be >= 1, got {k!r}")
     sigma2 = as_positive(sigma2, "sigma2")
+    from scipy import special  # on use: scipy.special (and its linalg) is slow to import
+
     sigma = np.sqrt(sigma2)
     upper = np.exp(-(k**2) / (2.0 * sigma2)) + sigma * np.sqrt(np.pi / 2.0) * special.erfc(
         k / (sigma * np.sqrt(2.0))
@@ -262,6 +263,8 @@ def _upper_tail_em(a: np.ndarray, sigma2: np.ndarray) -> np.ndarray:
     ``Z = √(2πσ²)`` (the dual theta terms are below e^{-190000} here):
     ``P[Z ≥ a + ½] = f(a) [erfcx(u/√2)/2 - Σ_m c_m σ^{-2m} He_{2m-1}(u)/√(2π)] + R/Z``.
     """
+    from scipy import special  # on use: scipy.special (and its linalg) is slow to import
+
     sigma = np.sqrt(sigma2)
     u = np.minimum(a / sigma, _EM_MAX_U)
     inv_sigma2 = 1.0 / sigma2

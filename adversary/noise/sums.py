@@ -17,7 +17,6 @@ round below zero are set to zero and counted in ``omitted_mass``).
 from __future__ import annotations
 
 import numpy as np
-from scipy import signal
 
 from .._validation import as_counts, as_positive, as_probability
 from . import discrete_gaussian
@@ -32,6 +31,8 @@ _DIRECT_LIMIT = 20_000
 def _convolve(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
     if min(a.size, b.size) * max(a.size, b.size) <= _DIRECT_LIMIT * 50:
         return np.convolve(a, b), 0.0
+    from scipy import signal  # on use: scipy.signal alone takes about a second to import
+
     product = signal.fftconvolve(a, b)
     negative = product < 0
     rounded_away = float(-product[negative].sum())

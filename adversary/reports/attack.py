@@ -20,7 +20,6 @@ import pandas as pd
 
 from ..analyses.choose_rho import rho_fields
 from ..analyses.compare import compare_priors, sweep, to_table
-from ..plots.compare import risk_curves_figure
 
 __all__ = ["AttackReport", "attack_report"]
 
@@ -50,6 +49,8 @@ def attack_report(case, out: Path | None = None) -> AttackReport:
     field = _first_scalar_rho(case)
     figures = []
     if field is not None and out is not None:
+        from ..plots.compare import risk_curves_figure  # on use: matplotlib only for a figure
+
         rho = float(case.parameters()[field])
         curve = sweep(case, {field: np.geomspace(rho / 100, rho * 100, CURVE_POINTS)})
         out.mkdir(parents=True, exist_ok=True)

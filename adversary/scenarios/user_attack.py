@@ -135,6 +135,8 @@ class ModelAttack:
         object.__setattr__(self, "priors", MappingProxyType({str(k): v for k, v in priors.items()}))
         object.__setattr__(self, "name", self.name or _function_name(self.factory))
         first = self.model()
+        # Kept for the first marginal_measures of the first prior (a scan builds each ρ's once).
+        object.__setattr__(self, "_built", {next(iter(self.priors)): first})
         latents = [rv.name for rv in first.free_RVs]
         if not latents:
             raise ValueError(f"model_fn: {self.name}'s model has no free (latent) variables")
@@ -144,6 +146,9 @@ class ModelAttack:
             raise ValueError(
                 f"target: {self.target!r} is not a latent of the model; have {latents}"
             )
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k != "_built"}
 
     # --- the protocol --------------------------------------------------------------------
 
@@ -172,7 +177,10 @@ class ModelAttack:
                 f"truth: {self.name} states no truth; the data holder's measures need the true "
                 "value of every latent (truth= / TRUTH in a model file)"
             )
-        model = self.model(prior_label)
+        label = checked_label(self.priors, prior_label)
+        model = self.__dict__.get("_built", {}).pop(label, None)
+        if model is None:
+            model = self.model(label)
         discrete = all(is_discrete(rv) for rv in model.free_RVs + model.observed_RVs)
         if self.method == "exact" or (self.method == "auto" and discrete):
             try:

@@ -75,7 +75,7 @@ def test_vector_latents_get_one_dimension_per_element():
         DiscreteGaussian("obs", mu=v, sigma2=1.0, observed=np.array([0, 2]), dims="cell")
     table = enumerate_posterior(model)
     assert table.joint.dims == ("v[0]", "v[1]")
-    assert table.variables["v"] == (("v[0]", "v[1]"), ("cell",))
+    assert table.latents["v"] == (("v[0]", "v[1]"), ("cell",))
     # Independent cells: the joint is the product of the two marginals.
     outer = np.outer(table.marginal("v[0]").values, table.marginal("v[1]").values)
     np.testing.assert_allclose(table.joint.values, outer, atol=1e-15)

@@ -12,14 +12,11 @@ from adversary.inference import Enumeration, event_indicator, marginal_pmf, post
 def table():
     # X1 in {0, 1}, X2 in {0, 1, 2}; cell (1, 0) impossible (X2 >= X1).
     joint = np.array([[0.1, 0.2, 0.1], [0.0, 0.4, 0.2]])
-    return Enumeration(
-        joint=xr.DataArray(
-            joint, dims=("X1", "X2"), coords={"X1": [0, 1], "X2": [0, 1, 2]}, name="probability"
-        ),
+    return Enumeration.from_table(
+        xr.DataArray(joint, dims=("X1", "X2"), coords={"X1": [0, 1], "X2": [0, 1, 2]}),
         log_normaliser=0.0,
         omitted_mass=0.0,
         ranges={"X1": (0, 1), "X2": (0, 2)},
-        variables={"X1": (("X1",), ()), "X2": (("X2",), ())},
     )
 
 

@@ -8,7 +8,6 @@ from fractions import Fraction
 from functools import cached_property
 
 import numpy as np
-from scipy import optimize
 
 from ..._validation import as_integers, scalar_integer, scalar_positive
 from ..exact_sampling import _make_sampler
@@ -121,6 +120,8 @@ class CellKeyNoise(_SymmetricBoundedNoise):
         lo = hi - 1.0
         while gap(lo) < 0.0:
             lo -= 1.0
+        from scipy import optimize  # on use: scipy.optimize is slow to import
+
         return math.exp(optimize.brentq(gap, lo, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps))
 
     @property

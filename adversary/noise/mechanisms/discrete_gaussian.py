@@ -6,7 +6,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize
 
 from ..._validation import scalar_integer, scalar_positive
 from .. import discrete_gaussian as _dg
@@ -69,6 +68,8 @@ class DiscreteGaussianNoise(NoiseMechanism):
         hi = lo + 1.0
         while gap(hi) < 0.0:
             lo, hi = hi, hi + 2.0 * (hi - lo)
+        from scipy import optimize  # on use: scipy.optimize is slow to import
+
         root = optimize.brentq(gap, lo, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps)
         return cls(math.exp(root), sensitivity)
 

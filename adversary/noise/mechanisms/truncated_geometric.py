@@ -8,7 +8,6 @@ from fractions import Fraction
 from functools import cached_property
 
 import numpy as np
-from scipy import optimize
 
 from ..._validation import as_integers, scalar_integer, scalar_positive
 from .base import _make_laplace_draw, _SymmetricBoundedNoise
@@ -71,6 +70,8 @@ class TruncatedGeometricNoise(_SymmetricBoundedNoise):
         lo = hi - 1.0
         while gap(lo) < 0.0:
             lo -= 1.0
+        from scipy import optimize  # on use: scipy.optimize is slow to import
+
         root = optimize.brentq(gap, lo, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps)
         return cls(math.exp(-root), bound, sensitivity)
 

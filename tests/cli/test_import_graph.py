@@ -1,0 +1,99 @@
+"""What a command imports before it computes, read from ``python -X importtime``.
+
+The command line's start-up is its imports: help, ``import adversary`` and the
+accounting of ``adversary budget`` load none of the numerical stack they do not
+use. The set of modules imported is asserted, not a time (timings are for the
+benchmarks).
+"""
+
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from adversary.cli import SUBCOMMAND_MODULES
+
+#: The heavy third-party packages: none of them is needed to parse a command line.
+HEAVY = ("numpy", "scipy", "pandas", "pymc", "pytensor", "arviz", "matplotlib", "dask", "xarray")
+#: ``python -X importtime``'s line for one module: self and cumulative microseconds, its name.
+_IMPORT_LINE = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)\s*$", re.MULTILINE)
+COMMANDS = [name.replace("_", "-") for name in SUBCOMMAND_MODULES]
+
+
+def imported(*arguments: str) -> set[str]:
+    """Every module ``python -X importtime ARGUMENTS`` imports (importtime lists each once; a
+    module imported by ``importlib.import_module`` is not listed, but what it imports is)."""
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", *arguments], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    modules = set(_IMPORT_LINE.findall(result.stderr))
+    assert "adversary" in modules  # the lines were read
+    return modules
+
+
+def heavy(modules: set[str], packages=HEAVY) -> list[str]:
+    """The ``packages`` among ``modules``' top-level names."""
+    return sorted({name.split(".")[0] for name in modules} & set(packages))
+
+
+def test_importing_the_package_loads_no_numerical_library():
+    assert heavy(imported("-c", "import adversary")) == []
+
+
+def test_the_command_list_loads_no_numerical_library():
+    assert heavy(imported("-m", "adversary", "--help")) == []
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_commands_help_loads_no_numerical_library(command):
+    assert heavy(imported("-m", "adversary", command, "--help")) == []
+
+
+def test_budget_is_accounting_without_pymc_or_scipy():
+    """``adversary budget`` is exact fractions and numpy: no PyMC, SciPy or pandas."""
+    for arguments in ((), ("--json", "--convention", "das")):
+        assert heavy(imported("-m", "adversary", "budget", *arguments), HEAVY[1:]) == []
+
+
+#: A factory model file: one latent count, two noisy releases of it.
+COIN = textwrap.dedent(
+    """
+    import pymc as pm
+    from adversary.distributions import BernoulliCount, DiscreteGaussian
+
+    PRIORS = {"1/4": 0.25}
+    TRUTH = {"X": 4}
+
+    def model(prior=0.25):
+        with pm.Model() as m:
+            x = BernoulliCount("X", known=3, p=prior)
+            DiscreteGaussian("first", mu=x, rho=0.5, observed=4)
+            DiscreteGaussian("second", mu=x, rho=0.5, observed=5)
+        return m
+    """
+)
+#: What an exact run of a factory model does not need: plots, ArviZ's statistics, the
+#: mechanisms' solvers and long convolutions, the shipped scenarios' own modules.
+NOT_FOR_A_FACTORY = (
+    "matplotlib",
+    "arviz",
+    "scipy.signal",
+    "scipy.optimize",
+    "adversary.plots",
+    "adversary.reports",
+    "adversary.scenarios.single_block",
+    "adversary.scenarios.reconstruction",
+)
+
+
+@pytest.mark.parametrize("command", ["run", "risk"])
+def test_a_factory_models_exact_answer_loads_no_plots_nor_unused_scipy(command, tmp_path):
+    path = tmp_path / "coin.py"
+    path.write_text(COIN)
+    modules = imported("-m", "adversary", command, str(path))
+    assert {"pymc", "adversary.inference"} <= modules  # it computed
+    loaded = {name for name in NOT_FOR_A_FACTORY if name in modules}
+    assert not loaded
