@@ -18,6 +18,8 @@ from adversary.budget import get_preset
 
 PRESET = get_preset("pl94-2020-persons")
 SHARE = PRESET.rho("block", "detailed") / float(PRESET.rho_total)
+#: A sparser scan than the default, the same for binding_rho and choose_rho (same lattice).
+SCAN = {"points_per_decade": 10, "refine": 4}
 
 
 @pytest.fixture(scope="module")
@@ -124,11 +126,12 @@ def _single_block_choice(threshold, measure, priors):
         priors=list(case.priors),
         rho_min=1e-3 * SHARE,
         rho_max=1e3 * SHARE,
+        **SCAN,
     )
 
 
 def test_constant_profile_binds_where_choose_rho_puts_the_block_rho():
-    result = binding_rho(PRESET, "constant:1.05", "single_block", priors=(0.1,))
+    result = binding_rho(PRESET, "constant:1.05", "single_block", priors=(0.1,), **SCAN)
     expected = _single_block_choice(1.05, "marginal_risk", (0.1,))
     assert result.rho_total * SHARE == pytest.approx(expected.rho, rel=1e-12)
     assert result.binding.binding_prior == "0.1" and not result.limited_by_rho_max
@@ -136,7 +139,7 @@ def test_constant_profile_binds_where_choose_rho_puts_the_block_rho():
 
 
 def test_correct_bound_binds_where_choose_rho_does():
-    result = binding_rho(PRESET, attack="single_block", correct_bound=0.9, priors=(0.5, 0.2))
+    result = binding_rho(PRESET, correct_bound=0.9, priors=(0.5, 0.2), **SCAN)
     expected = _single_block_choice(0.9, "correct_decision_probability", (0.5, 0.2))
     assert result.rho_total * SHARE == pytest.approx(expected.rho, rel=1e-12)
 
@@ -144,7 +147,7 @@ def test_correct_bound_binds_where_choose_rho_does():
 def test_a_profile_binds_at_the_smallest_of_its_priors_answers():
     profile = parse_risk_profile("piecewise:0.05=1.3,0.5=1.02")
     priors = (0.5, 0.05)
-    result = binding_rho(PRESET, profile, "single_block", priors=priors)
+    result = binding_rho(PRESET, profile, "single_block", priors=priors, **SCAN)
     each = [_single_block_choice(float(profile([p])[0]), "marginal_risk", (p,)).rho for p in priors]
     assert result.rho_total * SHARE == pytest.approx(min(each), rel=1e-12)
     assert len(result.choices) == 2

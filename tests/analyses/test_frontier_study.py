@@ -162,7 +162,9 @@ def test_an_unreachable_profile_is_reported_not_raised(base, geography):
         priors=PRIORS,
         profile="constant:1",
         searches=("most_accurate",),
-        search_levels=("block_group", "block"),
+        # one varied share: SLSQP finds the limits incompatible in a few steps (with two it
+        # wanders ~500 evaluations before phase one proves them so; the report is the same)
+        search_levels=("block",),
         progress=False,
     )
     evaluation = result.tree["evaluation"].to_dataset()

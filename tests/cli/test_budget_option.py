@@ -96,6 +96,7 @@ def test_choose_rho_of_the_total_doubles_when_the_block_share_halves(half, capsy
     ``rho_total`` · share(block, detailed), so halving the share doubles the largest total."""
     argv = ["choose-rho", "every_query", "--queries", "detailed", "--field", "rho_total"]
     argv += ["--max-risk", "1.5", "--prior", "1/2", "--json"]
+    argv += ["--points-per-decade", "10", "--refine", "4"]  # sparser scan, the same lattice
     default = json.loads(_output(argv, capsys).out)["rho"]
     halved = json.loads(_output([*argv, "--budget", str(half)], capsys).out)["rho"]
     assert halved == pytest.approx(2 * default, rel=2e-3)  # twice the search's tolerance

@@ -25,13 +25,14 @@ def test_is_a_registered_subcommand():
 
 
 def test_json_is_the_api_result(capsys):
-    status, out, err = run(
-        ["dare_county", "--max-risk", "1.5", "--prior", "1/864", "--prior", "1/50", "--json"],
-        capsys,
-    )
+    # a sparser scan than the default (same lattice answer; its options reach the search)
+    argv = ["dare_county", "--max-risk", "1.5", "--prior", "1/864", "--prior", "1/50"]
+    status, out, err = run([*argv, "--points-per-decade", "10", "--refine", "4", "--json"], capsys)
     assert status == 0 and err == ""
     result = json.loads(out)
-    expected = choose_rho(load_case("dare_county"), 1.5, priors=["1/864", "1/50"])
+    assert (result["points_per_decade"], result["refine"]) == (10, 4)
+    scan = {"points_per_decade": 10, "refine": 4}
+    expected = choose_rho(load_case("dare_county"), 1.5, priors=["1/864", "1/50"], **scan)
     assert result["rho"] == expected.rho and result["rho_above"] == expected.rho_above
     assert result["model"] == "Dare County ED 28-21 (1940)"
     assert (result["field"], result["measure"], result["threshold"]) == (

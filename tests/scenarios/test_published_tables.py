@@ -234,3 +234,18 @@ def test_simulated_measures_agree_with_the_grid():
         assert np.all(np.abs(drawn[measure] - exact[measure]) < 4 * drawn[se] + 1e-12), measure
     measures = case.replace(method="simulation", draws=20_000).marginal_measures()
     assert measures.method == "monte-carlo" and measures.error_bound > 0
+
+
+def test_distinct_tables_are_numpys_unique_rows():
+    """table_ids (by lexsort) gives np.unique(axis=0)'s distinct rows, order and ids."""
+    from adversary.scenarios.published_tables.grid import table_ids
+
+    rng = np.random.default_rng(5)
+    for units in (1, 3, 4):
+        first, second = rng.integers(-3, 4, (2000, units)), rng.integers(-3, 4, (700, units))
+        distinct, ids = table_ids(first, second)
+        expected, inverse = np.unique(np.vstack([first, second]), axis=0, return_inverse=True)
+        np.testing.assert_array_equal(distinct, expected)
+        np.testing.assert_array_equal(np.concatenate(ids), inverse.reshape(-1))
+        assert [len(i) for i in ids] == [2000, 700]
+        np.testing.assert_array_equal(distinct[ids[1]], second)

@@ -50,7 +50,14 @@ def table_ids(*tables: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
     """The distinct published tables across all the arrays (rows × units), and each array's
     rows as ids into them."""
     stacked = np.concatenate(tables, axis=0)
-    distinct, inverse = np.unique(stacked, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
+    # np.unique(axis=0)'s answer (rows in lexicographic order), by lexsort: np.unique sorts
+    # the rows as structured scalars, ~50x slower (16 s for the 1.8 million rows at ρ = 0.003)
+    order = np.lexsort(stacked.T[::-1])
+    ordered = stacked[order]
+    first = np.ones(len(ordered), dtype=bool)
+    first[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    distinct = ordered[first]
+    inverse = np.empty(len(stacked), dtype=np.intp)
+    inverse[order] = np.cumsum(first) - 1
     bounds = np.cumsum([0] + [len(t) for t in tables])
     return distinct, [inverse[a:b] for a, b in itertools.pairwise(bounds)]
