@@ -25,7 +25,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ._conditional import draw_index
+from ._conditional import _SMALL, _check_top, draw_index
 from .steps import BoundedGibbs
 
 __all__ = ["MetropolisedGibbs", "metropolised_index"]
@@ -40,22 +40,48 @@ def metropolised_index(log_weights: np.ndarray, current: int, rng: np.random.Gen
     """
     if not 0 <= current < len(log_weights):
         return draw_index(log_weights, rng)
-    top = float(np.max(log_weights))
-    if math.isnan(top) or np.isnan(log_weights).any():
-        raise FloatingPointError("log-p is NaN for a candidate value")
-    if not math.isfinite(top):
-        raise FloatingPointError("every candidate value has log-p -inf (or +inf)")
-    weights = np.exp(log_weights - top)
-    rest_of_current = float(weights.sum() - weights[current])  # ∝ 1 − π_i
+    if len(log_weights) <= _SMALL:  # plain Python beats numpy's per-call overhead here
+        logs = log_weights.tolist()
+        if any(x != x for x in logs):
+            raise FloatingPointError("log-p is NaN for a candidate value")
+        top = max(logs)
+        _check_top(top)
+        weights = [math.exp(x - top) for x in logs]
+    else:
+        top = float(log_weights.max())
+        _check_top(top)
+        if np.isnan(log_weights).any():
+            raise FloatingPointError("log-p is NaN for a candidate value")
+        weights = np.exp(log_weights - top)
+    total = float(sum(weights))
+    rest_of_current = total - weights[current]  # ∝ 1 − π_i
     if rest_of_current <= 0.0:  # the current value holds all the mass
         return current
-    others = np.array(log_weights, dtype=np.float64, copy=True)
-    others[current] = -np.inf
-    proposal = draw_index(others, rng)
-    rest_of_proposal = float(weights.sum() - weights[proposal])  # ∝ 1 − π_j
+    proposal = _other_index(weights, current, rng.random() * rest_of_current)
+    rest_of_proposal = total - weights[proposal]  # ∝ 1 − π_j
     if rest_of_proposal <= rest_of_current or rng.random() * rest_of_proposal < rest_of_current:
         return proposal
     return current
+
+
+def _other_index(weights, current: int, u: float) -> int:
+    """The inverse-CDF index at ``u`` of ``weights`` with ``current`` left out."""
+    if isinstance(weights, np.ndarray):
+        others = weights.copy()
+        others[current] = 0.0
+        index = int(others.cumsum().searchsorted(u, side="right"))
+        if index < len(others) and others[index] > 0.0:
+            return index
+        return int(np.flatnonzero(others)[-1])  # u at the very top (rounding)
+    running, last = 0.0, current
+    for index, weight in enumerate(weights):
+        if index == current or weight == 0.0:
+            continue
+        running += weight
+        last = index
+        if u < running:
+            return index
+    return last
 
 
 class MetropolisedGibbs(BoundedGibbs):

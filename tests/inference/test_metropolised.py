@@ -39,6 +39,15 @@ def test_moves_follow_liu_s_transition_law(current):
     assert stats.chisquare(moves[keep], expected[keep]).pvalue > 1e-3
 
 
+def test_long_supports_take_the_numpy_path_with_the_same_law():
+    logp = np.log(np.linspace(1.0, 3.0, 20))  # more candidates than the plain-Python path takes
+    rng = np.random.default_rng(11)
+    n = 30_000
+    moves = np.bincount([metropolised_index(logp, 19, rng) for _ in range(n)], minlength=20)
+    pi = np.exp(logp) / np.exp(logp).sum()
+    assert stats.chisquare(moves, n * liu_row(pi, 19)).pvalue > 1e-3
+
+
 def test_the_conditional_is_invariant_and_the_law_dominates_gibbs_off_the_diagonal():
     pi = np.exp(LOGP)
     kernel = np.array([liu_row(pi, i) for i in range(len(pi))])
