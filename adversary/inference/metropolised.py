@@ -36,7 +36,7 @@ def metropolised_index(log_weights: np.ndarray, current: int, rng: np.random.Gen
 
     ``current`` outside ``0..len-1`` (a value outside the support) has weight
     0: the move is then a plain draw from the weights. Raises
-    ``FloatingPointError`` as :func:`~adversary.inference._conditional.draw_index` does.
+    ``FloatingPointError`` as ``draw_index`` does.
     """
     if not 0 <= current < len(log_weights):
         return draw_index(log_weights, rng)
