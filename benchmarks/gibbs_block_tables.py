@@ -180,7 +180,7 @@ def numpy_chain(block, tune, draws, seed):
 
 CHAIN_RUNNERS = {**harness.pymc_runners(_pymc_chain), "numpy": numpy_chain}
 STEPS = {
-    "ours": ["BoundedGibbs on P (one role)"],
+    "ours": ["MetropolisedGibbs on P (one role)"],
     "pymc": ["CategoricalGibbsMetropolis on P"],
     "numpy": ["numpy loop, all cells scored from the ten tables"],
 }

@@ -1,7 +1,8 @@
 """Inference (layer 3): exact Gibbs sampling, exact enumeration, shared summaries.
 
-- :func:`sample` — PyMC's sampler with :class:`BoundedGibbs` / :class:`WindowGibbs`
-  (exact draws from each discrete variable's full conditional) and
+- :func:`sample` — PyMC's sampler with :class:`MetropolisedGibbs` (bounded supports:
+  the exact conditional, Liu's Metropolised draw) / :class:`WindowGibbs` (exact draws
+  from each unbounded variable's full conditional) and
   :class:`TransferGibbs` (count vectors with a known total) assigned to every
   discrete variable, a checked and repaired start, ArviZ's DataTree out;
   :class:`BlockGibbs` updates a small group jointly when asked for.
@@ -14,6 +15,7 @@
 """
 
 from .enumeration import Enumeration, enumerate_posterior
+from .metropolised import MetropolisedGibbs
 from .moves import BlockGibbs, TransferGibbs
 from .sampling import assign_steps, sample
 from .start import is_feasible, repair_start
@@ -24,6 +26,7 @@ __all__ = [
     "BlockGibbs",
     "BoundedGibbs",
     "Enumeration",
+    "MetropolisedGibbs",
     "TransferGibbs",
     "WindowGibbs",
     "assign_steps",

@@ -21,11 +21,12 @@ from .._validation import as_probability
 from ..distributions.support import support_bounds
 from ..memory import check_memory
 from ._conditional import BoundsFunction, is_discrete, one_shot
+from .metropolised import MetropolisedGibbs
 from .moves import TransferGibbs, has_known_total
 from .progress import ChainProgress, SamplingClock
 from .safe import safe_compile_kwargs
 from .start import StartRepairer
-from .steps import BoundedGibbs, WindowGibbs
+from .steps import WindowGibbs
 
 __all__ = ["assign_steps", "sample"]
 
@@ -53,7 +54,9 @@ def assign_steps(
 
     The variables whose supports have finite bounds with at most
     ``max_candidates`` values at ``initial_point`` share one
-    :class:`~adversary.inference.BoundedGibbs`; the others one
+    :class:`~adversary.inference.MetropolisedGibbs` (the exact conditional
+    over the support, with Liu's Metropolised draw: never proposing to stay,
+    a Bernoulli's chain anti-correlated); the others one
     :class:`~adversary.inference.WindowGibbs` with ``tail_mass``; count
     vectors with a known total (``pm.Multinomial``, ``pm.DirichletMultinomial``)
     one :class:`~adversary.inference.TransferGibbs`. Within a step, variables
@@ -85,7 +88,7 @@ def assign_steps(
     common = {"model": model, "initial_point": initial_point, "compile_kwargs": compile_kwargs}
     steps = []
     if bounded:
-        steps.append(BoundedGibbs(bounded, max_candidates=max_candidates, **common))
+        steps.append(MetropolisedGibbs(bounded, max_candidates=max_candidates, **common))
     if unbounded:
         steps.append(WindowGibbs(unbounded, tail_mass=tail_mass, **common))
     if totals:
@@ -176,9 +179,9 @@ def sample(
 ) -> DataTree:
     """Sample the posterior of ``model`` with exact Gibbs updates for its discrete variables.
 
-    Every discrete free variable not covered by a user ``step`` is updated by
-    an exact draw from its full conditional (:func:`assign_steps`:
-    :class:`~adversary.inference.BoundedGibbs` or
+    Every discrete free variable not covered by a user ``step`` is updated
+    from its exact full conditional (:func:`assign_steps`:
+    :class:`~adversary.inference.MetropolisedGibbs` or
     :class:`~adversary.inference.WindowGibbs`) — the Gibbs sampler of Kazan &
     Reiter's block-group attack, (S3.9) and (S3.14), for any user-written
     PyMC model. Continuous variables keep PyMC's default steps (NUTS).

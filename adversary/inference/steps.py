@@ -208,11 +208,16 @@ class BoundedGibbs(_ExactGibbs):
             )
         candidates = np.arange(lower, upper + 1, dtype=np.int64)
         logp = self._conditional(name, value, element, candidates, point)
+        flat = value.reshape(-1)
         try:
-            value.reshape(-1)[element] = candidates[draw_index(logp, self.rng)]
+            flat[element] = candidates[self._draw(logp, lower, int(flat[element]))]
         except FloatingPointError as error:
             raise self._fail(name, element, value, str(error)) from None
         return {"candidates": n}
+
+    def _draw(self, logp: np.ndarray, lower: int, current: int) -> int:
+        """The index of the new value among the candidates ``lower, lower + 1, …``."""
+        return draw_index(logp, self.rng)
 
 
 class WindowGibbs(_ExactGibbs):

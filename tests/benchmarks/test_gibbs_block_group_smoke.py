@@ -58,7 +58,7 @@ def test_report_has_ratios_steps_and_is_json(bench, result):
     assert set(rows) == {"ours", "pymc", "numpy"}
     assert rows["ours"]["x1_ratio"] == pytest.approx(1.0)
     assert all(np.isfinite(r["x1_ratio"]) and np.isfinite(r["x2_ratio"]) for r in rows.values())
-    assert rows["ours"]["steps"] == ["BoundedGibbs['X1']", "WindowGibbs['X2']"]
+    assert rows["ours"]["steps"] == ["MetropolisedGibbs['X1']", "WindowGibbs['X2']"]
     assert rows["pymc"]["steps"]  # whatever PyMC assigns (Metropolis in PyMC 6.4)
     assert json.loads(json.dumps(result)) == result
     assert "ratio" in bench.format_table(result)

@@ -9,6 +9,7 @@ from pymc.exceptions import SamplingError
 from adversary.distributions import BernoulliCount, DiscreteGaussian, FinitePmf, PointMass
 from adversary.inference import (
     BoundedGibbs,
+    MetropolisedGibbs,
     WindowGibbs,
     assign_steps,
     enumerate_posterior,
@@ -51,7 +52,7 @@ def test_block_group_sample_matches_enumeration(kr, obs, d, prior):
 def test_steps_are_assigned_to_every_discrete_variable(kr):
     model = kr.block_group_model((2, 1, -1), 27)
     steps = assign_steps(model)
-    assert [type(s) for s in steps] == [BoundedGibbs, WindowGibbs]
+    assert [type(s) for s in steps] == [MetropolisedGibbs, WindowGibbs]
     assert [s.vars[0].name for s in steps] == ["X1", "X2"]
 
 
