@@ -168,15 +168,12 @@ def worker_context(kwargs: dict, chains: int, cores: int) -> dict:
     warns (``DeprecationWarning``: "This process is multi-threaded, use of
     fork() may lead to deadlocks in the child"). Several chains on several
     cores therefore start their workers from a fork server (``forkserver``), a
-    fresh single-threaded process, unless ``mp_ctx`` is given or the program
-    set a start method (:func:`multiprocessing.set_start_method`). As with
+    fresh single-threaded process, unless ``mp_ctx`` is given. As with
     ``spawn``, a script that samples must then guard its top level with
     ``if __name__ == "__main__":``.
     """
     if chains < 2 or cores < 2 or kwargs.get("mp_ctx") is not None:
         return kwargs
-    if multiprocessing.get_start_method(allow_none=True) is not None:
-        return kwargs  # the program chose a start method (set_start_method): kept
     if multiprocessing.get_context().get_start_method() != "fork":
         return kwargs
     return {**kwargs, "mp_ctx": "forkserver"}
