@@ -23,23 +23,21 @@ shared terms. Chains such as ``X_1 – X_2 – X_3`` therefore keep one function
 per latent (their shared terms differ), so no update evaluates a long chain's
 terms. Compile time is one function per role, not per latent.
 
-The compiled kernel scores one stack of values (the loop over candidates is
-compiled apart, :func:`candidate_loop`), and the model's data — observed
-values, constant parameters such as ρ — are its inputs, not constants folded
-into it (:func:`data_as_inputs`): the kernel depends on the model's structure
-only, so PyTensor's on-disk cache serves it to any later process sampling the
-same structure with other releases.
+The model's data — observed values, constant parameters such as ρ — are the
+compiled function's inputs, not constants folded into it
+(:func:`data_as_inputs`): it depends on the model's structure only, so
+PyTensor's on-disk cache serves it to any later process sampling the same
+structure with other releases.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
 
 import numpy as np
 import pytensor.tensor as pt
 from pytensor.graph.basic import equal_computations
-from pytensor.graph.replace import clone_replace, graph_replace
+from pytensor.graph.replace import clone_replace, graph_replace, vectorize_graph
 from pytensor.graph.traversal import ancestors
 from pytensor.tensor.variable import TensorConstant
 
@@ -49,7 +47,6 @@ from .safe import safe_compile_kwargs
 __all__ = [
     "Role",
     "RoleLogp",
-    "candidate_loop",
     "compile_roles",
     "partition_roles",
     "term_mentions",
@@ -76,60 +73,53 @@ def partition_roles(value_vars, shapes: dict, mentions) -> list[list]:
 
 
 class RoleLogp:
-    """``logp(stacked candidates, slot, point)`` of one role, compiled once (module docstring).
-
-    The compiled kernel is the role's log-p at *one* stack of values (no
-    batch dimension); a loop over the candidate stacks calls it once per
-    candidate. Under numba the loop is itself compiled and calls the kernel
-    without leaving machine code (:func:`candidate_loop`). A kernel of one
-    stack compiles in about half the time of the same graph vectorised over a
-    batch (numba types scalars where the batched graph needs loops, joins and
-    broadcasting), and calls cost about the same.
-    """
+    """``logp(stacked candidates, slot, point)`` of one role, compiled once (module docstring)."""
 
     def __init__(self, model, members, terms, mentions, *, compile_kwargs=None):
         first = members[0]
         self.dtype = first.dtype
         self.block = pt.tensor(
-            name="role_values", dtype=first.dtype, shape=(len(members), *first.type.shape)
+            name="role_values", dtype=first.dtype, shape=(None, len(members), *first.type.shape)
         )
         self.slot = pt.scalar(name="slot", dtype="int64")
         member_set = set(members)
         mine = [i for i, m in enumerate(mentions) if m & member_set]
         private = {v: [terms[i] for i in mine if mentions[i] == {v}] for v in members}
-        replace = {v: self.block[i] for i, v in enumerate(members)}
+        replace = {v: self.block[:, i] for i, v in enumerate(members)}
         self.private_once = _same_graphs(private, members)
         if self.private_once:
             # One member's private terms, on a placeholder that takes the slot's value.
             placeholder = first.type()
             template = clone_replace(private[first], replace={first: placeholder})
             outputs = [terms[i] for i in mine if len(mentions[i]) > 1] + list(template)
-            replace[placeholder] = self.block[self.slot]
+            replace[placeholder] = self.block[:, self.slot]
         else:
             outputs = [terms[i] for i in mine]
         total = sum(outputs, start=pt.constant(0.0, dtype="float64"))
-        (graph,) = clone_replace([total], replace=replace)
-        graph, data, self._data = data_as_inputs(model, graph)
+        total, data, self._data = data_as_inputs(model, total)
+        (vectorised,) = vectorize_graph([total], replace=replace)
         self.others = [v for v in model.value_vars if v not in member_set]
         self.other_names = [v.name for v in self.others]
         self._other_dtypes = [v.dtype for v in self.others]
         self.fn = model.compile_fn(
-            [graph],
+            [vectorised],
             inputs=[self.block, self.slot, *self.others, *data],
             point_fn=False,
             on_unused_input="ignore",
             **safe_compile_kwargs(compile_kwargs),
         )
         self.fn.trust_input = True  # so inputs must be exact: 0-d int64 arrays for the slot
-        self._loop = candidate_loop(self.fn)
         self._slots = [np.array(i, dtype=np.int64) for i in range(len(members))]
 
     def __call__(self, block: np.ndarray, slot: int, point) -> np.ndarray:
-        others = tuple(
+        args = [
             np.asarray(point[name], dtype=d)
             for name, d in zip(self.other_names, self._other_dtypes, strict=True)
-        )
-        return self._loop(block, self._slots[slot], others + self._data)
+        ]
+        (logp,) = self.fn(block, self._slots[slot], *args, *self._data)
+        if logp.dtype != np.float64 or logp.shape != (len(block),):
+            logp = np.broadcast_to(np.asarray(logp, dtype=np.float64), (len(block),))
+        return logp
 
 
 def data_as_inputs(model, graph):
@@ -165,37 +155,6 @@ def data_as_inputs(model, graph):
 
 def _constant_key(constant) -> tuple:
     return (constant.dtype, constant.data.tobytes())
-
-
-def candidate_loop(fn):
-    """``loop(batch, slot, others)``: ``fn(batch[i], slot, *others)`` for every ``i``, as float64.
-
-    Under PyTensor's numba linker the loop is a numba function calling the
-    compiled kernel directly; under any other linker it is a Python loop.
-    """
-    kernel = getattr(getattr(fn, "vm", None), "jit_fn", None)
-    if kernel is None or not hasattr(kernel, "py_func"):
-
-        def python_loop(batch, slot, others):
-            return np.array([float(fn(row, slot, *others)[0]) for row in batch], dtype=np.float64)
-
-        return python_loop
-    loop = _numba_loop()
-    return lambda batch, slot, others: loop(kernel, batch, slot, others)
-
-
-@cache
-def _numba_loop():
-    import numba
-
-    @numba.njit
-    def loop(kernel, batch, slot, others):
-        out = np.empty(batch.shape[0], dtype=np.float64)
-        for i in range(batch.shape[0]):
-            out[i] = kernel(batch[i], slot, *others)[0][()]
-        return out
-
-    return loop
 
 
 def _same_graphs(private: dict, members) -> bool:
