@@ -22,6 +22,12 @@ Two latents share a role when they have the same dtype and shape and the same
 shared terms. Chains such as ``X_1 – X_2 – X_3`` therefore keep one function
 per latent (their shared terms differ), so no update evaluates a long chain's
 terms. Compile time is one function per role, not per latent.
+
+The model's data — observed values, constant parameters such as ρ — are the
+compiled function's inputs, not constants folded into it
+(:func:`data_as_inputs`): it depends on the model's structure only, so
+PyTensor's on-disk cache serves it to any later process sampling the same
+structure with other releases.
 """
 
 from __future__ import annotations
@@ -31,13 +37,20 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytensor.tensor as pt
 from pytensor.graph.basic import equal_computations
-from pytensor.graph.replace import clone_replace, vectorize_graph
+from pytensor.graph.replace import clone_replace, graph_replace, vectorize_graph
 from pytensor.graph.traversal import ancestors
+from pytensor.tensor.variable import TensorConstant
 
 from ._conditional import logp_terms
 from .safe import safe_compile_kwargs
 
-__all__ = ["Role", "RoleLogp", "compile_roles", "partition_roles", "term_mentions"]
+__all__ = [
+    "Role",
+    "RoleLogp",
+    "compile_roles",
+    "partition_roles",
+    "term_mentions",
+]
 
 
 def term_mentions(model, terms) -> list[set]:
@@ -83,13 +96,14 @@ class RoleLogp:
         else:
             outputs = [terms[i] for i in mine]
         total = sum(outputs, start=pt.constant(0.0, dtype="float64"))
+        total, data, self._data = data_as_inputs(model, total)
         (vectorised,) = vectorize_graph([total], replace=replace)
         self.others = [v for v in model.value_vars if v not in member_set]
         self.other_names = [v.name for v in self.others]
         self._other_dtypes = [v.dtype for v in self.others]
         self.fn = model.compile_fn(
             [vectorised],
-            inputs=[self.block, self.slot, *self.others],
+            inputs=[self.block, self.slot, *self.others, *data],
             point_fn=False,
             on_unused_input="ignore",
             **safe_compile_kwargs(compile_kwargs),
@@ -102,10 +116,45 @@ class RoleLogp:
             np.asarray(point[name], dtype=d)
             for name, d in zip(self.other_names, self._other_dtypes, strict=True)
         ]
-        (logp,) = self.fn(block, self._slots[slot], *args)
+        (logp,) = self.fn(block, self._slots[slot], *args, *self._data)
         if logp.dtype != np.float64 or logp.shape != (len(block),):
             logp = np.broadcast_to(np.asarray(logp, dtype=np.float64), (len(block),))
         return logp
+
+
+def data_as_inputs(model, graph):
+    """``graph`` with the model's data made inputs: ``(graph, inputs, their values)``.
+
+    The data are the observed values and the constant parameters of the
+    model's distributions (a release, ρ or σ², a prior's probabilities). As
+    inputs rather than constants they are not folded into the compiled kernel,
+    so the kernel depends on the model's structure only, and PyTensor's
+    on-disk cache (``base_compiledir``) serves it to any later process whose
+    model differs only in its data.
+    """
+    data = [model.rvs_to_values[rv] for rv in model.observed_RVs]
+    for rv in model.basic_RVs:
+        params = getattr(rv.owner.op, "dist_params", None)
+        for param in params(rv.owner) if params is not None else []:
+            roots = [v for v in ancestors([param]) if v.owner is None]
+            if all(isinstance(v, TensorConstant) for v in roots):  # a parameter of data only
+                data.extend(roots)
+    # PyMC's log-p holds copies of these constants (a node rebuilt on value variables, a
+    # parameter broadcast and folded), so they are matched by dtype and value.
+    keys = {_constant_key(c) for c in data if isinstance(c, TensorConstant)}
+    constants = [
+        c for c in ancestors([graph]) if isinstance(c, TensorConstant) and _constant_key(c) in keys
+    ]
+    if not constants:
+        return graph, [], ()
+    inputs = [c.type(name=f"data_{i}") for i, c in enumerate(constants)]
+    (graph,) = graph_replace([graph], dict(zip(constants, inputs, strict=True)), strict=False)
+    values = tuple(np.array(c.data, dtype=c.dtype) for c in constants)
+    return graph, inputs, values
+
+
+def _constant_key(constant) -> tuple:
+    return (constant.dtype, constant.data.tobytes())
 
 
 def _same_graphs(private: dict, members) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import warnings
 from collections.abc import Mapping, Sequence
@@ -161,6 +162,26 @@ def _chained(*callbacks):
     return call_each
 
 
+def worker_context(kwargs: dict, chains: int, cores: int) -> dict:
+    """``kwargs`` for :func:`pymc.sample` with a start method for its worker processes.
+
+    PyMC forks its workers where the platform's default start method is
+    ``fork`` (Linux); a process that has imported numpy, scipy and ArviZ already
+    runs helper threads (their BLAS pools), so every fork is unsafe and Python
+    warns (``DeprecationWarning``: "This process is multi-threaded, use of
+    fork() may lead to deadlocks in the child"). Several chains on several
+    cores therefore start their workers from a fork server (``forkserver``), a
+    fresh single-threaded process, unless ``mp_ctx`` is given. As with
+    ``spawn``, a script that samples must then guard its top level with
+    ``if __name__ == "__main__":``.
+    """
+    if chains < 2 or cores < 2 or kwargs.get("mp_ctx") is not None:
+        return kwargs
+    if multiprocessing.get_context().get_start_method() != "fork":
+        return kwargs
+    return {**kwargs, "mp_ctx": "forkserver"}
+
+
 def sample(
     model=None,
     draws: int = 1000,
@@ -198,7 +219,9 @@ def sample(
     draws, tune, chains, cores, random_seed, step, initvals, compile_kwargs :
         As for :func:`pymc.sample`; ``tune=None`` uses 200 for the exact steps
         (the maximum over steps, so 1000 when NUTS is also present).
-        ``random_seed`` gives reproducible draws for any ``cores``.
+        ``random_seed`` gives reproducible draws for any ``cores``. Chains
+        on several cores run in processes started by a fork server, not
+        forked (:func:`worker_context`; ``mp_ctx`` chooses otherwise).
     progressbar : bool or str
         ``True`` shows one bar per chain with its true draw rate
         (:class:`~adversary.inference.progress.ChainProgress`); ``False`` none;
@@ -276,6 +299,7 @@ def sample(
     steps = [*user_steps, *ours]
     tune = _tune_steps(tune, steps, model)
     callback = kwargs.pop("callback", None)
+    kwargs = worker_context(kwargs, chains, cores)
     values = sum(int(np.size(v)) for v in model.initial_point().values())
     check_memory(
         8.0 * values * chains * (draws + tune),

@@ -8,13 +8,13 @@ import pytest
 from adversary.distributions import BoundedUniform, DiscreteGaussian
 from adversary.inference import WindowGibbs, enumerate_posterior, posterior_probability, sample
 from adversary.inference._conditional import logp_terms
-from adversary.inference.roles import partition_roles, term_mentions
+from adversary.inference.roles import compile_roles, partition_roles, term_mentions
 
 CELLS = 3
 RELEASES = np.array([3, 0, 2])
 
 
-def block_model(priors, releases=RELEASES, count_latent=False):
+def block_model(priors, releases=RELEASES, count_latent=False, rho=0.3):
     """Persons in cells (a Categorical each), released as noisy cell counts.
 
     ``count_latent`` adds a Geometric count released with the first cell's
@@ -23,7 +23,7 @@ def block_model(priors, releases=RELEASES, count_latent=False):
     with pm.Model() as model:
         persons = [pm.Categorical(f"P{i}", p=p) for i, p in enumerate(priors)]
         counts = pt.stack([sum(pt.eq(c, k) for c in persons) for k in range(CELLS)])
-        DiscreteGaussian("releases", mu=counts, rho=0.3, observed=releases)
+        DiscreteGaussian("releases", mu=counts, rho=rho, observed=releases)
         if count_latent:
             extra = pm.Geometric("extra", 0.4)
             DiscreteGaussian("sum_release", mu=counts[0] + extra, rho=0.3, observed=5)
@@ -92,3 +92,20 @@ def test_a_one_valued_conditional_in_a_role_stays_put():
     tree = sample(model, draws=300, tune=20, chains=1, cores=1, random_seed=2, progressbar=False)
     assert set(np.unique(tree.posterior["P1"].values)) == {1}
     assert len(np.unique(tree.posterior["P0"].values)) == CELLS
+
+
+def kernel_key(model):
+    """PyTensor's numba cache key of the persons' compiled conditional (None: not cacheable)."""
+    from pytensor.link.numba.dispatch.basic import numba_funcify_and_cache_key
+
+    placed = compile_roles(model, model.value_vars, {v.name: () for v in model.value_vars})
+    role, _ = placed["P0"]
+    return numba_funcify_and_cache_key(role.logp.fn.maker.fgraph)[1]
+
+
+def test_role_kernel_depends_on_the_model_structure_not_its_data():
+    # Other releases and another rho: the same kernel, served from the disk cache.
+    key = kernel_key(block_model(UNIFORM))
+    assert key is not None
+    assert kernel_key(block_model(UNIFORM, releases=np.array([0, 4, 1]), rho=0.7)) == key
+    assert kernel_key(block_model(UNIFORM[:3])) != key

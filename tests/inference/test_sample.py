@@ -1,5 +1,7 @@
 """``sample`` agrees with exact enumeration within Monte Carlo error; starts are repaired."""
 
+import warnings
+
 import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
@@ -160,3 +162,16 @@ def test_user_steps_are_kept_and_posterior_predictive_draws_exactly(kr):
         predictive = pm.sample_posterior_predictive(tree, random_seed=8, progressbar=False)
     draws = predictive.posterior_predictive["x2_star"]
     assert draws.dtype == np.int64 and draws.shape == (2, 200)
+
+
+def test_chains_on_several_cores_start_their_workers_without_fork(kr):
+    # Python warns on every fork of a multi-threaded process (numpy's BLAS pool is a
+    # thread): the workers must come from a fork server, with the serial run's draws.
+    model = kr.single_block_model(p=0.3, x1_star=2)
+    run = {**FAST, "draws": 100, "tune": 10}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        parallel = sample(model, random_seed=8, **{**run, "cores": 2})
+    assert [str(w.message) for w in caught if "fork()" in str(w.message)] == []
+    serial = sample(model, random_seed=8, **run)
+    np.testing.assert_array_equal(parallel.posterior["X1"], serial.posterior["X1"])
