@@ -50,19 +50,15 @@ class Run:
     steps: list = field(default_factory=list)
 
 
+#: ``pm.sample``'s options for one timed chain: one core, no progress bar, no diagnostics.
+ONE_CHAIN = {"chains": 1, "cores": 1, "progressbar": False, "compute_convergence_checks": False}
+
+
 def timed_pymc_chain(sample: Callable, model, tune: int, draws: int, seed: int):
     """One chain by ``sample`` (``pm.sample``-like): its posterior, loop time and other time."""
     start = time.perf_counter()
     with model:
-        tree = sample(
-            draws=draws,
-            tune=tune,
-            chains=1,
-            cores=1,
-            random_seed=seed,
-            progressbar=False,
-            compute_convergence_checks=False,
-        )
+        tree = sample(draws=draws, tune=tune, random_seed=seed, **ONE_CHAIN)
     wall = time.perf_counter() - start
     sampling = float(tree["sample_stats"].attrs["sampling_time"])
     return tree["posterior"].to_dataset().isel(chain=0), sampling, wall - sampling

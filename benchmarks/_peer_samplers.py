@@ -117,20 +117,13 @@ def marginal_chain(build: Callable, names: list[str], values_of: Callable) -> Ca
 
     def chain(subject, tune, draws, seed):
         import pymc as pm
+        from _gibbs import ONE_CHAIN
         from pymc_extras.marginal import marginalize, recover
 
         start = time.perf_counter()
         model = marginalize(build(), names)
         with model:
-            tree = pm.sample(
-                draws=draws,
-                tune=tune,
-                chains=1,
-                cores=1,
-                random_seed=seed,
-                progressbar=False,
-                compute_convergence_checks=False,
-            )
+            tree = pm.sample(draws=draws, tune=tune, random_seed=seed, **ONE_CHAIN)
         loop = float(tree["sample_stats"].attrs["sampling_time"])
         setup = time.perf_counter() - start - loop
         start = time.perf_counter()

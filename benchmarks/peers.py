@@ -93,6 +93,24 @@ def _estimand(key, label, exact) -> harness.Estimand:
     return harness.Estimand(key, label, *exact[key])
 
 
+QUICK = {"chains": 2, "tune": 200, "draws": 500}
+
+
+def _pymc_peer(name, build, values_of, estimands, draws, numpyro, marginal) -> Peer:
+    """A model from PyMC's tests and examples: no case, a PyMC chain of ``build()``; the
+    full run is 4 chains of ``draws`` after 1000 tuning sweeps."""
+    return Peer(
+        name,
+        None,
+        _generic_chain(build, values_of),
+        estimands,
+        {"full": {"chains": 4, "tune": 1000, "draws": draws}, "quick": QUICK},
+        numpyro=numpyro,
+        values=values_of,
+        marginal=marginal,
+    )
+
+
 def _generic_chain(build: Callable, values_of: Callable) -> Callable:
     def chain(sample, subject, tune, draws, seed):
         posterior, sampling, setup = harness.timed_pymc_chain(sample, build(), tune, draws, seed)
@@ -126,43 +144,37 @@ def peer_models(seed: int) -> dict[str, Peer]:
     case = load_case("granville_county")
     records = gibbs_block_records.Block.drawn(12 + seed)
     tables = gibbs_block_tables.Block.drawn(5 + seed)
-    short = {
-        "full": {"chains": 4, "tune": 500, "draws": 2000},
-        "quick": {"chains": 2, "tune": 200, "draws": 500},
-    }
+    short = {"chains": 4, "tune": 500, "draws": 2000}
     return {
-        "simple_2model": Peer(
+        "simple_2model": _pymc_peer(
             "simple_2model",
-            None,
-            _generic_chain(models.simple_2model, _s2_values),
+            models.simple_2model,
+            _s2_values,
             [_estimand("y", "P[y=1]", s2), _estimand("x", "E[x]", s2)],
-            {"full": {"chains": 4, "tune": 1000, "draws": 5000}, "quick": short["quick"]},
-            numpyro=numpyro_models.simple_2model_spec,
-            values=_s2_values,
+            5000,
+            numpyro_models.simple_2model_spec,
             marginal=(lambda: models.simple_2model(initval=None), ["y"]),
         ),
-        "switchpoint": Peer(
+        "switchpoint": _pymc_peer(
             "switchpoint",
-            None,
-            _generic_chain(models.switchpoint_model, _switch_values),
+            models.switchpoint_model,
+            _switch_values,
             [
                 _estimand("s", "E[s]", sw),
                 _estimand("early", "E[early]", sw),
                 _estimand("missing", "E[D1890]", sw),
             ],
-            {"full": {"chains": 4, "tune": 1000, "draws": 2000}, "quick": short["quick"]},
-            numpyro=numpyro_models.switchpoint_spec,
-            values=_switch_values,
+            2000,
+            numpyro_models.switchpoint_spec,
             marginal=(models.switchpoint_model, ["switchpoint"]),
         ),
-        "mixture": Peer(
+        "mixture": _pymc_peer(
             "mixture",
-            None,
-            _generic_chain(models.mixture_model, _mixture_values),
+            models.mixture_model,
+            _mixture_values,
             [_estimand("z0", "P[z0=1]", mix), _estimand("mu1", "E[mu1]", mix)],
-            {"full": {"chains": 4, "tune": 1000, "draws": 2000}, "quick": short["quick"]},
-            numpyro=numpyro_models.mixture_spec,
-            values=_mixture_values,
+            2000,
+            numpyro_models.mixture_spec,
             marginal=(models.mixture_model, ["z"]),
         ),
         "gibbs_block_group": Peer(
@@ -170,7 +182,7 @@ def peer_models(seed: int) -> dict[str, Peer]:
             case,
             gibbs_block_group._pymc_chain,
             gibbs_block_group.estimands(gibbs_block_group.exact_reference(case)),
-            {"full": gibbs_block_group.QUICK, "quick": short["quick"]},
+            {"full": gibbs_block_group.QUICK, "quick": QUICK},
             unable={
                 "numpyro_gibbs": INFINITE.format("X2 (improper uniform on X1, X1+1, …)"),
                 "numpyro_mixed": INFINITE.format("X2 (improper uniform on X1, X1+1, …)"),
@@ -183,7 +195,7 @@ def peer_models(seed: int) -> dict[str, Peer]:
             records,
             gibbs_block_records._pymc_chain,
             gibbs_block_records.estimands(gibbs_block_records.exact_reference(records)),
-            {"full": short["full"], "quick": short["quick"]},
+            {"full": short, "quick": QUICK},
             numpyro=lambda block: numpyro_models.records_spec(
                 block,
                 gibbs_block_records.PERSONS,
