@@ -47,7 +47,6 @@ its label, e.g. race[3]) in that allocation, given the case's stated releases; w
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
 from ..measures.tie_rules import TIE_RULES
 from ..model_files import ModelFileError, load_module
@@ -59,9 +58,6 @@ from .common import (
     command_parser,
     mechanism_option,
 )
-
-if TYPE_CHECKING:
-    from ..scenarios.reconstruction import ReconstructionCase
 
 #: ``adversary risk``'s release sets and seed for a reconstruction case, unless given.
 HOLDER_REPLICATIONS, HOLDER_SEED = 20, 2020
@@ -94,8 +90,9 @@ def register(subparsers) -> None:
     add_budget_arguments(parser)
 
 
-def reconstruction_case(model) -> ReconstructionCase | None:
-    """The ``CASE`` of a model file if it is a :class:`ReconstructionCase`, else ``None``."""
+def reconstruction_case(model):
+    """The ``CASE`` of a model file if it is a
+    :class:`~adversary.scenarios.reconstruction.ReconstructionCase`, else ``None``."""
     case = getattr(load_module(model), "CASE", None)
     if case is None:  # a model() factory: nothing to import to tell
         return None
@@ -159,7 +156,7 @@ def _credit(measures: dict) -> str:
     return "-" if measures["map_exact"] is None else f"{measures['map_exact']:.4f}"
 
 
-def holder_run(case: ReconstructionCase, args) -> int:
+def holder_run(case, args) -> int:
     """``adversary risk`` on a reconstruction case: the data holder's measures."""
     from ..scenarios.reconstruction import enumerable
     from ..scenarios.reconstruction.data_holder import holder_measures
