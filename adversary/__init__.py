@@ -26,7 +26,7 @@ Names are imported on first use, so ``import adversary`` stays cheap and
 ``adversary.noise`` never loads PyMC.
 """
 
-from importlib import import_module
+from ._lazy import lazy_names
 
 __version__ = "0.1.0"
 
@@ -52,13 +52,4 @@ _LAZY = {
 __all__ = ["__version__", *sorted(_LAZY)]
 
 
-def __getattr__(name: str):
-    if name in _LAZY:
-        value = getattr(import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'adversary' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())

@@ -23,6 +23,7 @@ LAYERS = [
         "_validation",
         "_output",
         "_limits",
+        "_lazy",
         "memory",
         "time_budget",
         "noise",

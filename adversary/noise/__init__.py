@@ -4,7 +4,7 @@ Names are imported on first use: ``adversary.noise.conventions`` (and the
 budget arithmetic that needs only it) loads neither SciPy nor the mechanisms.
 """
 
-from importlib import import_module
+from .._lazy import lazy_names
 
 _LAZY = {
     "CellKeyNoise": ".mechanisms",
@@ -22,16 +22,4 @@ _LAZY = {
 __all__ = sorted(_LAZY)
 
 
-def __getattr__(name: str):
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    if _LAZY[name] is None:
-        value = import_module(f".{name}", __name__)
-    else:
-        value = getattr(import_module(_LAZY[name], __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
