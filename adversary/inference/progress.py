@@ -11,6 +11,7 @@ true rate however short it ran.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from rich.console import Console
 from rich.progress import (
@@ -54,10 +55,17 @@ class ChainProgress:
     Use as a context manager around the sampling call; each draw PyMC reports
     (tuning included) advances its chain's bar to ``draw_idx + 1`` of
     ``draws_per_chain``. The bars go to ``console``, by default stderr (stdout
-    holds a command's results).
+    holds a command's results); ``get_time`` is their clock (default
+    :func:`time.monotonic`).
     """
 
-    def __init__(self, chains: int, draws_per_chain: int, console: Console | None = None):
+    def __init__(
+        self,
+        chains: int,
+        draws_per_chain: int,
+        console: Console | None = None,
+        get_time: Callable[[], float] | None = None,
+    ):
         self._progress = Progress(
             TextColumn("chain {task.fields[chain]}"),
             BarColumn(),
@@ -66,6 +74,7 @@ class ChainProgress:
             TimeElapsedColumn(),
             TimeRemainingColumn(),
             console=console if console is not None else Console(stderr=True),
+            get_time=get_time,
         )
         self._tasks = [
             self._progress.add_task("", total=draws_per_chain, start=False, chain=chain)

@@ -128,7 +128,8 @@ USER_FILES = {
         ("wrong_case", [], "CASE is a int, not an attack"),
         ("not_a_model", [], "model() must return a pymc.Model, got str"),
         ("disconnected", ["--method", "mcmc"], "does not depend on one of its continuous latents"),
-        ("improper", ["--method", "mcmc"], "sampling failed (ParallelSamplingError"),
+        # NUTS on the improper Y fails or returns infinite draws, as the seed has it
+        ("improper", ["--method", "mcmc"], ("sampling failed (", "draws of 'Y' are not finite")),
         ("improper", ["--method", "exact"], "exact enumeration needs discrete latents"),
         # the posterior equalled the prior (exit 0)
         ("infinite_release", [], "observed (of 'x1_release') must be finite"),
@@ -141,7 +142,8 @@ def test_bad_user_model_files_are_one_line(name, options, message, tmp_path, cap
     assert main(argv) == 2
     captured = capsys.readouterr()
     assert captured.err.startswith("adversary run: error: ") and captured.err.count("\n") == 1
-    assert message in captured.err
+    messages = (message,) if isinstance(message, str) else message
+    assert any(text in captured.err for text in messages)
 
 
 @pytest.mark.parametrize(
@@ -183,4 +185,6 @@ def test_one_draw_says_ess_and_mcse_cannot_be_estimated_and_bars_go_to_stderr(ca
     assert "nan" not in captured.out and "chain 0" not in captured.out
     assert "chain 0" in captured.err and "chain 1" in captured.err
     result = run_json(argv[1:], capsys)
-    assert result["ess"] == {"X1": None} and result["mcse"] == {"X1": {"0": None}}
+    # One entry per value drawn (which values the two draws hit depends on the sampler).
+    assert result["ess"] == {"X1": None}
+    assert result["mcse"]["X1"] == dict.fromkeys(result["marginals"]["X1"])
