@@ -22,7 +22,7 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 KERNEL = "adversary-venv"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # not module: the notebooks are spread over xdist's workers
 def kernel_environment(tmp_path_factory):
     """A kernel spec for this interpreter, first on JUPYTER_PATH, and the notebooks' env vars."""
     jupyter = tmp_path_factory.mktemp("jupyter")
