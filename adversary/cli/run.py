@@ -49,6 +49,9 @@ def register(subparsers) -> None:
     parser.add_argument("--prior", default=None, help="prior label (default: the first)")
     parser.add_argument("--draws", type=int, default=5000, help="MCMC draws per chain")
     parser.add_argument("--chains", type=int, default=2, help="MCMC chains")
+    parser.add_argument(
+        "--tune", type=int, default=None, help="MCMC tuning steps per chain (default: PyMC's)"
+    )
     parser.add_argument("--seed", type=int, default=2023, help="MCMC random seed")
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
 
@@ -80,6 +83,7 @@ def _mcmc(model, args) -> dict:
         tree = sample(
             model,
             draws=args.draws,
+            tune=args.tune,
             chains=args.chains,
             random_seed=args.seed,
             progressbar=not args.json,

@@ -129,7 +129,12 @@ USER_FILES = {
         ("not_a_model", [], "model() must return a pymc.Model, got str"),
         ("disconnected", ["--method", "mcmc"], "does not depend on one of its continuous latents"),
         # NUTS on the improper Y fails or returns infinite draws, as the seed has it
-        ("improper", ["--method", "mcmc"], ("sampling failed (", "draws of 'Y' are not finite")),
+        # (100 tuning steps, not PyMC's 1000 at the deepest trees: minutes)
+        (
+            "improper",
+            ["--method", "mcmc", "--tune", "100"],
+            ("sampling failed (", "draws of 'Y' are not finite"),
+        ),
         ("improper", ["--method", "exact"], "exact enumeration needs discrete latents"),
         # the posterior equalled the prior (exit 0)
         ("infinite_release", [], "observed (of 'x1_release') must be finite"),
@@ -152,6 +157,7 @@ def test_bad_user_model_files_are_one_line(name, options, message, tmp_path, cap
         (["--seed", "-1"], "--seed must be >= 0, got -1"),
         (["--draws", "0"], "--draws must be >= 1, got 0"),
         (["--chains", "0"], "--chains must be >= 1, got 0"),
+        (["--tune", "-1"], "--tune must be >= 0, got -1"),
         (["--memory-budget", "lots"], "--memory-budget must be a size such as 8GiB"),
     ],
 )
