@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import warnings
 from collections.abc import Mapping, Sequence
@@ -28,6 +27,7 @@ from .progress import ChainProgress, SamplingClock
 from .safe import safe_compile_kwargs
 from .start import StartRepairer
 from .steps import WindowGibbs
+from .workers import worker_context
 
 __all__ = ["assign_steps", "sample"]
 
@@ -162,36 +162,6 @@ def _chained(*callbacks):
     return call_each
 
 
-#: Imported once by the fork server, so that each worker forked from it starts with them:
-#: without, every worker imported PyMC, PyTensor and numba afresh to unpickle its step
-#: (a 20-draw, two-chain run took 49 s on a loaded 2-core machine against 13 s, then 5 s
-#: for the next run, which reuses the server). ``__main__`` is the server's own default.
-FORKSERVER_PRELOAD = ("__main__", "adversary.inference", "pytensor.link.numba.dispatch")
-
-
-def worker_context(kwargs: dict, chains: int, cores: int) -> dict:
-    """``kwargs`` for :func:`pymc.sample` with a start method for its worker processes.
-
-    PyMC forks its workers where the platform's default start method is
-    ``fork`` (Linux); a process that has imported numpy, scipy and ArviZ already
-    runs helper threads (their BLAS pools), so every fork is unsafe and Python
-    warns (``DeprecationWarning``: "This process is multi-threaded, use of
-    fork() may lead to deadlocks in the child"). Several chains on several
-    cores therefore start their workers from a fork server (``forkserver``), a
-    fresh single-threaded process that has imported the sampler's modules
-    (:data:`FORKSERVER_PRELOAD`, if this process has not started its fork server
-    yet), unless ``mp_ctx`` is given. As with ``spawn``, a script that samples
-    must then guard its top level with ``if __name__ == "__main__":``.
-    """
-    if chains < 2 or cores < 2 or kwargs.get("mp_ctx") is not None:
-        return kwargs
-    if multiprocessing.get_context().get_start_method() != "fork":
-        return kwargs
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(list(FORKSERVER_PRELOAD))
-    return {**kwargs, "mp_ctx": context}
-
-
 def sample(
     model=None,
     draws: int = 1000,
@@ -231,7 +201,7 @@ def sample(
         (the maximum over steps, so 1000 when NUTS is also present).
         ``random_seed`` gives reproducible draws for any ``cores``. Chains
         on several cores run in processes started by a fork server, not
-        forked (:func:`worker_context`; ``mp_ctx`` chooses otherwise).
+        forked (:mod:`~adversary.inference.workers`; ``mp_ctx`` chooses otherwise).
     progressbar : bool or str
         ``True`` shows one bar per chain with its true draw rate
         (:class:`~adversary.inference.progress.ChainProgress`); ``False`` none;

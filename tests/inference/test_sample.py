@@ -1,5 +1,6 @@
 """``sample`` agrees with exact enumeration within Monte Carlo error; starts are repaired."""
 
+import json
 import runpy
 import warnings
 
@@ -21,7 +22,7 @@ from adversary.inference import (
     repair_start,
     sample,
 )
-from adversary.inference.sampling import FORKSERVER_PRELOAD, worker_context
+from adversary.inference.workers import FORKSERVER_PRELOAD, worker_context
 
 FAST = {"draws": 1500, "tune": 100, "chains": 2, "cores": 1, "progressbar": False}
 
@@ -179,16 +180,24 @@ def test_chains_on_several_cores_start_their_workers_without_fork(kr):
     np.testing.assert_array_equal(parallel.posterior["X1"], serial.posterior["X1"])
 
 
-def test_workers_start_with_the_samplers_modules_imported(tmp_path):
+def test_workers_start_from_a_single_threaded_server_with_the_samplers_modules(tmp_path):
     # A worker forked from the server must not import PyMC, PyTensor and numba afresh
-    # to unpickle its step: the server has them (worker_context's preload). The worker
-    # here runs a stdlib function on a script, so it imports nothing else itself.
+    # to unpickle its step: the server has them (worker_context's preload); and the
+    # server must have one thread when it forks (else Python warns there). The worker
+    # runs a stdlib function on a script, so it imports nothing else itself.
     context = worker_context({}, chains=2, cores=2)["mp_ctx"]
     assert context.get_start_method() == "forkserver"
-    script, seen = tmp_path / "modules.py", tmp_path / "seen.txt"
-    script.write_text(f"import sys\nopen({str(seen)!r}, 'w').write(' '.join(sys.modules))\n")
+    script, seen = tmp_path / "modules.py", tmp_path / "seen.json"
+    script.write_text(
+        "import json, os, sys\n"
+        "status = open(f'/proc/{os.getppid()}/status').read().split('Threads:')[1].split()[0]\n"
+        f"json.dump({{'modules': list(sys.modules), 'server_threads': int(status)}}, "
+        f"open({str(seen)!r}, 'w'))\n"
+    )
     worker = context.Process(target=runpy.run_path, args=(str(script),))
     worker.start()
     worker.join(timeout=600)
     assert worker.exitcode == 0
-    assert set(FORKSERVER_PRELOAD) - {"__main__"} <= set(seen.read_text().split())
+    found = json.loads(seen.read_text())
+    assert set(FORKSERVER_PRELOAD) - {"__main__"} <= set(found["modules"])
+    assert found["server_threads"] == 1
