@@ -67,7 +67,7 @@ def cluster(tmp_path):
 def test_a_real_cluster_writes_the_bytes_of_a_local_one_worker_run(cluster, tmp_path, capsys):
     model = tmp_path / "model.py"
     model.write_text(MODEL_FILE)
-    argv = ["population", "--synthetic", "30000", "--seed", "4", "--model", str(model)]
+    argv = ["population", "--synthetic", "10000", "--seed", "4", "--model", str(model)]
     argv += ["--no-progress", "--json"]
     assert main([*argv, "--scheduler", cluster, "--out", str(tmp_path / "cluster")]) == 0
     assert '"workers": 2' in capsys.readouterr().out

@@ -18,7 +18,7 @@ from adversary.population.synthetic import synthetic_geography, synthetic_popula
 STUDY = ReconstructionStudy(
     per_bin=2, scales=(4.0, math.inf), conventions=("das",), draws=150, tune=30, seed=5
 )
-PERSONS = 12_000
+PERSONS = 6_000
 
 
 @pytest.fixture(scope="module")
