@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections.abc import Sequence
 from multiprocessing import forkserver
 
 #: Imported once by the fork server. Without them every worker imported PyMC, PyTensor and
@@ -37,19 +38,14 @@ ONE_THREAD = {
 }
 
 
-def worker_context(kwargs: dict, chains: int, cores: int) -> dict:
-    """``kwargs`` for :func:`pymc.sample` with the fork server's context as ``mp_ctx``.
+def start_fork_server(modules: Sequence[str] = ()) -> None:
+    """Start this process's fork server, if it has none yet, with its modules and one thread.
 
-    Only for several chains on several cores where the default start method is
-    ``fork`` and ``kwargs`` gives no ``mp_ctx``; the server is started here if
-    this process has none yet (one already running is used as it is).
+    It imports :data:`FORKSERVER_PRELOAD` and ``modules`` (what else its workers run,
+    e.g. a Dask worker's tasks) in the environment :data:`ONE_THREAD`. A server already
+    running is left as it is.
     """
-    if chains < 2 or cores < 2 or kwargs.get("mp_ctx") is not None:
-        return kwargs
-    if multiprocessing.get_context().get_start_method() != "fork":
-        return kwargs
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(list(FORKSERVER_PRELOAD))
+    multiprocessing.set_forkserver_preload([*FORKSERVER_PRELOAD, *modules])
     saved = {name: os.environ.get(name) for name in ONE_THREAD}
     os.environ.update(ONE_THREAD)
     try:
@@ -60,4 +56,18 @@ def worker_context(kwargs: dict, chains: int, cores: int) -> dict:
                 del os.environ[name]
             else:
                 os.environ[name] = value
-    return {**kwargs, "mp_ctx": context}
+
+
+def worker_context(kwargs: dict, chains: int, cores: int) -> dict:
+    """``kwargs`` for :func:`pymc.sample` with the fork server's context as ``mp_ctx``.
+
+    Only for several chains on several cores where the default start method is
+    ``fork`` and ``kwargs`` gives no ``mp_ctx``; the server is started here
+    (:func:`start_fork_server`) if this process has none yet.
+    """
+    if chains < 2 or cores < 2 or kwargs.get("mp_ctx") is not None:
+        return kwargs
+    if multiprocessing.get_context().get_start_method() != "fork":
+        return kwargs
+    start_fork_server()
+    return {**kwargs, "mp_ctx": multiprocessing.get_context("forkserver")}

@@ -1,8 +1,5 @@
 """Shared set-up of the population tests: a small model and local Dask clusters."""
 
-import multiprocessing
-import multiprocessing.forkserver
-import os
 from pathlib import Path
 
 import pytest
@@ -61,35 +58,20 @@ WORKER_MODULES = (
 
 @pytest.fixture(scope="session", autouse=True)
 def forked_workers():
-    """Local clusters' workers forked from one fork server that has imported the package.
+    """Local clusters' workers forked from the fork server, which has imported the package.
 
     A spawned worker imports PyMC, ArviZ and the package for its first task (about 8 CPU
     seconds each, and the population tests start a dozen local clusters): forked from a
     server that imported them once, a two-worker cluster assesses 5,000 persons in 3 s
     instead of 18 s. The workers are separate processes running the same code either way.
-    The server starts with the one-thread BLAS settings Dask gives spawned workers. If a
-    fork server already runs in this process (PyMC's chains), its workers import for
-    themselves.
+    The server is the one the sampler's chains use (one BLAS thread, as Dask gives spawned
+    workers); if one already runs in this process, its workers import for themselves.
     """
     import dask
-    import distributed  # noqa: F401  (its configuration)
 
-    one_thread = {
-        key: str(value)
-        for key, value in dask.config.get("distributed.nanny.pre-spawn-environ").items()
-        if not key.startswith("MALLOC_")
-    }
-    saved = {key: os.environ.get(key) for key in one_thread}
-    os.environ.update(one_thread)
-    try:
-        multiprocessing.set_forkserver_preload(list(WORKER_MODULES))
-        multiprocessing.forkserver.ensure_running()
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                del os.environ[key]
-            else:
-                os.environ[key] = value
+    from adversary.inference.workers import start_fork_server
+
+    start_fork_server(WORKER_MODULES)
     with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
         yield
 
