@@ -26,14 +26,19 @@ def truth():
 @pytest.mark.parametrize("total", [2.56, 0.5])
 def test_linear_topdown_mse_equals_the_analytic_variance(truth, total):
     allocation = get_preset().with_rho_total(total)
-    runs = 400
+    # Each run draws every unit's noise with the exact sampler (its cost is the test's): 100
+    # runs, not 400. The per-run MSEs are independent, so ``mse_se`` = sd/√runs is their mean's
+    # standard error and 4.5 SE is a two-sided 7e-6 tail (normal, by the CLT over runs) at any
+    # number of runs; at 100 runs it still detects a relative error of the variance of about
+    # 4.5·√(2/(56·units))/√100: 1.1 % at the 57 blocks, 6 % at the 2 block groups.
+    runs = 100
     published = every_query_runs(truth, allocation, runs, seed=11, nonnegative=False, rounded=False)
     simulated = simulated_accuracy(published, truth)
     levels = [level for level in simulated["level"].values if level != "state"]
     analytic = analytic_accuracy(allocation, truth, levels=levels)
     mse = simulated["mse"].sel(level=levels)
     se = simulated["mse_se"].sel(level=levels)
-    # each a mean of 400 squared errors: within 4.5 SE (a level held by the invariant, as a
+    # each a mean of 100 runs' squared errors: within 4.5 SE (a level held by the invariant, as a
     # county that is the whole state, has variance 0 and float64 round-off)
     excess = np.abs(mse - analytic["variance"]) - 4.5 * se
     assert np.all(excess.values < 1e-9), excess.values
