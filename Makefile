@@ -35,7 +35,8 @@ $(INSTALLED): pyproject.toml .python-version
 demo: $(INSTALLED)
 	$(BIN)/adversary demo --out $(BUILD)/demo
 
-# The suite runs on every core (pytest-xdist): about 23 minutes on 2 cores.
+# The suite runs on every core (pytest-xdist): about 30 minutes on 2 cores (30:02 of pytest
+# in a clean-clone run).
 test: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n auto
