@@ -183,33 +183,40 @@ def draw_index(log_weights: np.ndarray, rng: np.random.Generator) -> int:
 
     Raises ``FloatingPointError`` if a weight is NaN or all weights are zero.
     """
+    weights, total = exp_weights(log_weights)
+    if isinstance(weights, list):
+        u, running = rng.random() * total, 0.0
+        for index, weight in enumerate(weights):
+            running += weight
+            if u < running:
+                return index
+        return len(weights) - 1
+    cumulative = weights.cumsum()
+    index = int(cumulative.searchsorted(rng.random() * float(cumulative[-1]), side="right"))
+    return min(index, len(weights) - 1)
+
+
+def exp_weights(log_weights: np.ndarray) -> tuple[list | np.ndarray, float]:
+    """``(exp(log_weights - max), their total)``: a list when short (a Python loop beats
+    numpy's per-call overhead below :data:`_SMALL` values), else an array.
+
+    Raises ``FloatingPointError`` if a log-weight is NaN or none is finite.
+    """
     if len(log_weights) <= _SMALL:
-        return _draw_small(log_weights.tolist(), rng)
+        logs = log_weights.tolist()
+        if any(x != x for x in logs):
+            raise FloatingPointError("log-p is NaN for a candidate value")
+        top = max(logs)
+        _check_top(top)
+        weights = [math.exp(x - top) for x in logs]
+        return weights, sum(weights)
     top = float(log_weights.max())
     _check_top(top)
-    cumulative = np.exp(log_weights - top).cumsum()
-    total = float(cumulative[-1])
+    weights = np.exp(log_weights - top)
+    total = float(weights.sum())
     if math.isnan(total):  # a NaN below the maximum
         raise FloatingPointError("log-p is NaN for a candidate value")
-    index = int(cumulative.searchsorted(rng.random() * total, side="right"))
-    return min(index, len(log_weights) - 1)
-
-
-def _draw_small(logs: list, rng: np.random.Generator) -> int:
-    """:func:`draw_index` for a short list: the same inverse-CDF draw in plain Python."""
-    if any(x != x for x in logs):
-        raise FloatingPointError("log-p is NaN for a candidate value")
-    top = max(logs)
-    _check_top(top)
-    cumulative, running = [], 0.0
-    for x in logs:
-        running += math.exp(x - top)
-        cumulative.append(running)
-    u = rng.random() * running
-    for index, edge in enumerate(cumulative):
-        if u < edge:
-            return index
-    return len(logs) - 1
+    return weights, total
 
 
 def _check_top(top: float) -> None:

@@ -20,12 +20,11 @@ per draw is several times the Gibbs update's 1.
 
 from __future__ import annotations
 
-import math
 from typing import ClassVar
 
 import numpy as np
 
-from ._conditional import _SMALL, _check_top, draw_index
+from ._conditional import draw_index, exp_weights
 from .steps import BoundedGibbs
 
 __all__ = ["MetropolisedGibbs", "metropolised_index"]
@@ -40,20 +39,7 @@ def metropolised_index(log_weights: np.ndarray, current: int, rng: np.random.Gen
     """
     if not 0 <= current < len(log_weights):
         return draw_index(log_weights, rng)
-    if len(log_weights) <= _SMALL:  # plain Python beats numpy's per-call overhead here
-        logs = log_weights.tolist()
-        if any(x != x for x in logs):
-            raise FloatingPointError("log-p is NaN for a candidate value")
-        top = max(logs)
-        _check_top(top)
-        weights = [math.exp(x - top) for x in logs]
-    else:
-        top = float(log_weights.max())
-        _check_top(top)
-        if np.isnan(log_weights).any():
-            raise FloatingPointError("log-p is NaN for a candidate value")
-        weights = np.exp(log_weights - top)
-    total = float(sum(weights))
+    weights, total = exp_weights(log_weights)
     rest_of_current = total - weights[current]  # ∝ 1 − π_i
     if rest_of_current <= 0.0:  # the current value holds all the mass
         return current
