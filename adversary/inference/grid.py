@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pytensor.tensor as pt
@@ -134,23 +135,32 @@ class _GridLogp:
     ``value_vars`` (latents) become inputs of shape ``(1, cells, *shape)``,
     ``data`` (symbolic stand-ins for observed values) inputs of shape
     ``(rows, 1, *shape)``; the output is the ``(rows, cells)`` matrix of log-p.
+    It is compiled on its first call (a caller may replace it by an equivalent
+    evaluation, e.g. from likelihood tables, without paying for its compile).
     """
 
     def __init__(self, model, value_vars, logp, data, compile_kwargs):
-        cells = [pt.tensor(dtype=v.dtype, shape=(1, None, *v.type.shape)) for v in value_vars]
-        rows = [pt.tensor(dtype=d.dtype, shape=(None, 1, *d.type.shape)) for d in data]
-        replace = dict(zip([*value_vars, *data], cells + rows, strict=True))
-        out = vectorize_graph(pt.cast(logp, "float64"), replace=replace)
+        self._model, self._compile_kwargs = model, compile_kwargs
+        self._inputs = [
+            *(pt.tensor(dtype=v.dtype, shape=(1, None, *v.type.shape)) for v in value_vars),
+            *(pt.tensor(dtype=d.dtype, shape=(None, 1, *d.type.shape)) for d in data),
+        ]
+        replace = dict(zip([*value_vars, *data], self._inputs, strict=True))
+        self._out = vectorize_graph(pt.cast(logp, "float64"), replace=replace)
+        self._dtypes = [v.dtype for v in value_vars] + [d.dtype for d in data]
+
+    @cached_property
+    def fn(self):
         # Called a few times on large batches: no numba compilation.
-        self.fn = model.compile_fn(
-            [out],
-            inputs=cells + rows,
+        fn = self._model.compile_fn(
+            [self._out],
+            inputs=self._inputs,
             point_fn=False,
             on_unused_input="ignore",
-            **one_shot(compile_kwargs),
+            **one_shot(self._compile_kwargs),
         )
-        self.fn.trust_input = True
-        self._dtypes = [v.dtype for v in value_vars] + [d.dtype for d in data]
+        fn.trust_input = True
+        return fn
 
     def __call__(self, cells: list[np.ndarray], rows: list[np.ndarray], n_rows: int) -> np.ndarray:
         args = [np.asarray(a, dtype=d) for a, d in zip([*cells, *rows], self._dtypes, strict=True)]

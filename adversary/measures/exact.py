@@ -62,7 +62,7 @@ from .marginal import MarginalMeasures
 from .release_posteriors import ReleasePosteriors
 from .simulation import release_simulator
 from .stated import Statements, decision_credit, risk_error, state_attack
-from .structure import memoized, structured, values_key
+from .structure import kwargs_key, memoized, structured, values_key
 from .tabulated_likelihood import factorises
 
 __all__ = ["DEFAULT_MAX_RELEASES", "ReleaseGrid", "exact_measures", "release_grid"]
@@ -111,22 +111,16 @@ class _ReleaseLogpmf:
 
 
 class _TabulatedReleaseLogpmf:
-    """``log P[releases | latents = truth]`` from the tables of each release scalar's log-p
-    (:mod:`~adversary.measures.tabulated_likelihood`), with the truth as the one cell."""
+    """``log P[releases | latents = truth]`` as each release scalar's log-pmf over a window, from
+    the tables of :mod:`~adversary.measures.tabulated_likelihood`, the truth the one cell."""
 
     def __init__(self, engine: ReleasePosteriors, truth):
-        self.likelihood = engine.grid.logp.likelihood
         self.tables = engine.grid.logp.tables
         self.names = engine.observed
         self.cells = [
             np.asarray(truth[v.name]).reshape(1, 1, *engine.grid.shapes[v.name])
             for v in engine.grid.value_vars
         ]
-
-    def __call__(self, releases: dict[str, np.ndarray]) -> np.ndarray:
-        n = len(releases[self.names[0]])
-        rows = [np.asarray(releases[name])[:, None] for name in self.names]
-        return self.likelihood(self.cells, rows, n)[:, 0]
 
     def by_scalar(self, windows, names) -> list[np.ndarray]:
         """Each release scalar's log-pmf over its window ``(lowest, highest)``; the scalars
@@ -138,13 +132,14 @@ class _TabulatedReleaseLogpmf:
         return [table[lo - lowest : hi - lowest + 1, k] for k, (lo, hi) in enumerate(windows)]
 
 
-def _logpmf(model, truth):
-    """The release log-pmf at the truth: from likelihood tables where the model factorises."""
+def _logpmf(model, truth, compile_kwargs):
+    """The release log-pmf at the truth: from likelihood tables where the model factorises
+    (those of the engine :func:`exact_measures` uses, compiled with the same options)."""
     untransformed = all(
         is_discrete(rv) and model.rvs_to_transforms.get(rv) is None for rv in model.free_RVs
     )
     if untransformed and factorises(model):
-        return _TabulatedReleaseLogpmf(ReleasePosteriors.of(model), truth)
+        return _TabulatedReleaseLogpmf(ReleasePosteriors.of(model, compile_kwargs), truth)
     return _ReleaseLogpmf(model, truth)
 
 
@@ -175,12 +170,14 @@ def release_grid(
     tail_mass: float = 1e-12,
     max_releases: int = DEFAULT_MAX_RELEASES,
     random_seed=None,
+    compile_kwargs: dict | None = None,
 ) -> ReleaseGrid:
     """Every release set of non-negligible probability under ``truth``, with that probability.
 
     See the module docstring (step 1). ``truth`` names every free latent.
     Refuses (``ValueError`` naming ``max_releases``) a grid larger than
-    ``max_releases`` before building it.
+    ``max_releases`` before building it. ``compile_kwargs`` as for
+    :func:`exact_measures`.
     """
     model = modelcontext(model)
     tail_mass = float(as_probability(tail_mass, "tail_mass"))
@@ -191,7 +188,11 @@ def release_grid(
             f"model: its releases {continuous} are not integers, so there is no release grid to "
             "sum over; use monte_carlo_measures"
         )
-    logpmf = memoized(model, ("release_logpmf", values_key(truth)), lambda: _logpmf(model, truth))
+    logpmf = memoized(
+        model,
+        ("release_logpmf", values_key(truth), kwargs_key(compile_kwargs)),
+        lambda: _logpmf(model, truth, compile_kwargs),
+    )
     shapes = {rv.name: np.shape(observed_data(model, rv)) for rv in model.observed_RVs}
     labels = [lb for name, shape in shapes.items() for lb in scalar_labels(name, shape)]
     pilot = release_simulator(model, truth, generator(random_seed))(_PILOT_DRAWS)
@@ -390,6 +391,7 @@ def exact_measures(
         tail_mass=tail_mass,
         max_releases=max_releases,
         random_seed=random_seed,
+        compile_kwargs=compile_kwargs,
     )
     engine = ReleasePosteriors.of(model, compile_kwargs)
     posterior_sum = credit_sum = latent_error = 0.0
