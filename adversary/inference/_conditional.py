@@ -20,6 +20,7 @@ from pytensor.graph.traversal import ancestors
 
 from ..distributions.support import support_bounds
 from .safe import counted_as_integers, safe_compile_kwargs
+from .tiered import compile_kernel
 
 __all__ = [
     "BatchedLogp",
@@ -86,15 +87,8 @@ class BatchedLogp:
         self.others = [v for v in model.value_vars if v not in self.value_vars]
         self.other_names = [v.name for v in self.others]
         self._other_dtypes = [v.dtype for v in self.others]
-        self.fn = model.compile_fn(
-            vectorised,
-            inputs=[*self.batched, *self.others],
-            point_fn=False,
-            on_unused_input="ignore",
-            **safe_compile_kwargs(compile_kwargs),
-        )
-        # Inputs are converted to the exact dtypes below, so PyTensor's checks can be skipped.
-        self.fn.trust_input = True
+        # Inputs are converted to the exact dtypes below (the kernel trusts them).
+        self.fn = compile_kernel(model, vectorised, [*self.batched, *self.others], compile_kwargs)
 
     def __call__(self, candidates, point) -> list[np.ndarray]:
         args = [np.asarray(c, dtype=d) for c, d in zip(candidates, self._dtypes, strict=True)]
@@ -139,14 +133,13 @@ class BoundsFunction:
                 # Bounds that are other variables' values (X2 >= X1): read, not computed.
                 self._lookup = [g.name for g in graphs]
                 return
-            # Bounds that depend on no other variable are evaluated once: no need for numba.
-            mode = safe_compile_kwargs(compile_kwargs) if self.others else one_shot(compile_kwargs)
-            self.fn = model.compile_fn(
-                graphs, inputs=self.others, point_fn=False, on_unused_input="ignore", **mode
-            )
-            self.fn.trust_input = True
             self._other_dtypes = [v.dtype for v in self.others]
-            if not self.others:  # bounds that depend on no other variable: evaluate once
+            if self.others:
+                self.fn = compile_kernel(model, graphs, self.others, compile_kwargs)
+            else:  # bounds that depend on no other variable: evaluated once, no need for numba
+                self.fn = model.compile_fn(
+                    graphs, inputs=[], point_fn=False, **one_shot(compile_kwargs)
+                )
                 self._constant = list(self.fn())
 
     @property

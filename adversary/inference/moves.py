@@ -55,6 +55,7 @@ class TransferGibbs(_ExactGibbs):
     _stat_suffixes: ClassVar[dict] = {"candidates": (np.int64, []), "moved": (np.int64, [])}
 
     def step(self, point: PointType) -> tuple[PointType, StatsType]:
+        self._plan()
         point = dict(point)
         stats = {}
         for role in self._role_list:
@@ -150,6 +151,7 @@ class BlockGibbs(_ExactGibbs):
         return ranges
 
     def step(self, point: PointType) -> tuple[PointType, StatsType]:
+        self._plan()
         point = dict(point)
         ranges = self._ranges(point)
         count = int(np.prod([len(r) for r in ranges]))

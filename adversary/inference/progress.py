@@ -10,6 +10,8 @@ true rate however short it ran.
 
 from __future__ import annotations
 
+import itertools
+import statistics
 import time
 from collections.abc import Callable
 
@@ -30,6 +32,9 @@ from ..time_budget import check_time
 
 #: Seconds of sampling after which the whole run is projected and checked against the budget.
 SAMPLING_CLOCK_SECONDS = 1.0
+
+#: Gaps between two draws of one chain (each chain's first left out) the clock's median needs.
+CLOCK_GAPS = 5
 
 
 def draw_rate_text(draws: float, seconds: float | None) -> str:
@@ -101,29 +106,45 @@ class ChainProgress:
 class SamplingClock:
     """A :func:`pymc.sample` ``callback`` refusing a run projected over the time budget.
 
-    After :data:`SAMPLING_CLOCK_SECONDS` of sampling it projects the run's
-    time as the draws left (``chains × draws_per_chain``, tuning included) at
-    the rate of the draws so far, and raises
-    :class:`~adversary.time_budget.TimeBudgetError` (stopping the sampler)
-    when the elapsed and projected times exceed the budget; it checks once.
+    After :data:`SAMPLING_CLOCK_SECONDS` of draws it projects the run's time as the draws
+    left (``chains × draws_per_chain``, tuning included) at the median time between two
+    draws of one chain — each chain's first gap left out — divided by the ``parallel``
+    chains sampled at once, once :data:`CLOCK_GAPS` such gaps are in. The median ignores a
+    few long gaps: a chain's set-up, or numba compiling a tiered kernel
+    (:mod:`~adversary.inference.tiered`) after a sweep. It raises
+    :class:`~adversary.time_budget.TimeBudgetError` (stopping the sampler) when the
+    elapsed and projected times exceed the budget, and checks once. ``get_time`` is the
+    clock (``time.perf_counter``).
     """
 
-    def __init__(self, chains: int, draws_per_chain: int):
+    def __init__(
+        self,
+        chains: int,
+        draws_per_chain: int,
+        parallel: int = 1,
+        get_time: Callable = time.perf_counter,
+    ):
         self.total = chains * draws_per_chain
-        self.draws, self.started, self.checked = 0, None, False
+        self.parallel = parallel
+        self.times: dict[int, list[float]] = {}  # per chain, until the check
+        self.count, self.started, self.checked = 0, None, False
+        self._get_time = get_time
 
     def __call__(self, trace, draw) -> None:
-        now = time.perf_counter()
-        if self.started is None:
-            self.started = now
-        self.draws += 1
+        if self.checked:
+            return
+        now = self._get_time()
+        self.started = now if self.started is None else self.started
+        self.count += 1
+        self.times.setdefault(getattr(draw, "chain", 0), []).append(now)
         elapsed = now - self.started
-        if self.checked or elapsed < SAMPLING_CLOCK_SECONDS or self.draws < 2:
+        if elapsed < SAMPLING_CLOCK_SECONDS or self.count - 2 * len(self.times) < CLOCK_GAPS:
             return
         self.checked = True
-        per_draw = elapsed / (self.draws - 1)
+        gaps = [b - a for times in self.times.values() for a, b in itertools.pairwise(times[1:])]
+        per_draw = statistics.median(gaps) / self.parallel
         check_time(
-            elapsed + per_draw * (self.total - self.draws),
+            elapsed + per_draw * (self.total - self.count),
             f"sampling {self.total:,} draws (tuning included, {per_draw * 1e3:.3g} ms each, "
             "measured)",
         )

@@ -42,7 +42,7 @@ from pytensor.graph.traversal import ancestors
 from pytensor.tensor.variable import TensorConstant
 
 from ._conditional import logp_terms
-from .safe import safe_compile_kwargs
+from .tiered import compile_kernel
 
 __all__ = [
     "Role",
@@ -101,14 +101,10 @@ class RoleLogp:
         self.others = [v for v in model.value_vars if v not in member_set]
         self.other_names = [v.name for v in self.others]
         self._other_dtypes = [v.dtype for v in self.others]
-        self.fn = model.compile_fn(
-            [vectorised],
-            inputs=[self.block, self.slot, *self.others, *data],
-            point_fn=False,
-            on_unused_input="ignore",
-            **safe_compile_kwargs(compile_kwargs),
+        # trust_input: inputs must be exact, so the slot is a 0-d int64 array.
+        self.fn = compile_kernel(
+            model, [vectorised], [self.block, self.slot, *self.others, *data], compile_kwargs
         )
-        self.fn.trust_input = True  # so inputs must be exact: 0-d int64 arrays for the slot
         self._slots = [np.array(i, dtype=np.int64) for i in range(len(members))]
 
     def __call__(self, block: np.ndarray, slot: int, point) -> np.ndarray:

@@ -287,7 +287,7 @@ def sample(
     )
     ours = kwargs.get("nuts_sampler", "pymc") == "pymc"  # PyMC calls callbacks
     progress = ChainProgress(chains, draws + tune) if progressbar is True and ours else None
-    clock = SamplingClock(chains, draws + tune) if ours else None
+    clock = SamplingClock(chains, draws + tune, min(chains, cores)) if ours else None
     with progress or nullcontext(), warnings.catch_warnings():
         # A variable that never moves (a point mass) has an undefined R-hat; ArviZ's
         # convergence check then divides 0 by 0. That is not a sampling problem.

@@ -31,6 +31,7 @@ from pymc.util import get_random_generator, get_value_vars_from_user_vars
 from .._validation import as_probability
 from ._conditional import BoundsFunction, draw_index, is_discrete
 from .roles import compile_roles
+from .tiered import tiered_kernels
 
 __all__ = ["BoundedGibbs", "ExactGibbsState", "WindowGibbs"]
 
@@ -85,6 +86,12 @@ class _ExactGibbs(BlockedStep):
         self._names = [v.name for v in value_vars]
         self._shapes = {v.name: np.shape(initial_point[v.name]) for v in value_vars}
         self._compile(model, value_vars, compile_kwargs)
+        self._tiered = tiered_kernels(
+            [role.logp.fn for role in getattr(self, "_role_list", [])]
+            + [bounds.fn for bounds in self._bounds.values()]
+            + [getattr(getattr(self, "_joint", None), "fn", None)]
+        )
+        self._sweep = self._sweeps = 0  # of the chain being sampled (setup_chain)
         self.half_widths = [8] * len(value_vars)
         # Stats are named per variable ("X2_candidates", ...) so that several
         # variables' steps can be told apart in ``sample_stats``.
@@ -109,6 +116,15 @@ class _ExactGibbs(BlockedStep):
     def setup_chain(self, rng, tune: int, draws: int) -> None:
         super().setup_chain(rng, tune, draws)
         self.half_widths = [8] * len(self._names)
+        self._sweep, self._sweeps = 0, tune + draws
+
+    def _plan(self) -> None:
+        """Tell the kernels still on PyTensor's Python VM how far the chain is (:mod:`.tiered`)."""
+        if self._sweeps:
+            self._tiered = [fn for fn in self._tiered if fn.tier == "python"]
+            for fn in self._tiered:
+                fn.plan(self._sweep, self._sweeps)
+        self._sweep += 1
 
     def reset_tuning(self):
         """Nothing to tune: every update is an exact draw."""
@@ -118,6 +134,7 @@ class _ExactGibbs(BlockedStep):
         return Competence.IDEAL if is_discrete(var) else Competence.INCOMPATIBLE
 
     def step(self, point: PointType) -> tuple[PointType, StatsType]:
+        self._plan()
         point = dict(point)
         stats = {}
         for role in self._role_list:

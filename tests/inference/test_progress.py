@@ -12,8 +12,9 @@ from pymc.step_methods.compound import BlockedStep
 from rich.console import Console
 
 from adversary.inference import sample
-from adversary.inference.progress import ChainProgress, draw_rate_text
+from adversary.inference.progress import ChainProgress, SamplingClock, draw_rate_text
 from adversary.inference.sampling import PYMC_FALLBACK_TUNE, _tune_steps
+from adversary.time_budget import TimeBudgetError, time_budget
 
 
 @pytest.mark.parametrize(
@@ -89,3 +90,38 @@ def test_default_tuning_is_the_one_pymc_runs():
     model.free_RVs = ["X"]
     assert _tune_steps(None, [ours], model) == 200
     assert _tune_steps(7, [ours], model) == 7
+
+
+def clocked(times, total: int, chains=None, parallel: int = 1):
+    """A SamplingClock of ``total`` draws a chain fed one draw per time in ``times``, of
+    chain ``chains[i]`` (default: all of chain 0)."""
+    chains = chains or [0] * len(times)
+    ticks = iter(times)
+    clock = SamplingClock(len(set(chains)), total, parallel, get_time=lambda: next(ticks))
+    for chain in chains:
+        clock(None, SimpleNamespace(chain=chain))
+    return clock
+
+
+def test_the_sampling_clock_is_not_fooled_by_compiles_between_draws():
+    # 1,000 draws of 10 ms; numba compiles for 25 s after the first draw and 8 s later on.
+    times = [0.0, 25.0, 25.01, 25.02, 33.02, 33.03, 33.04, 33.05, 33.06]
+    with time_budget("1 min"):
+        clocked(times, total=1000)
+    # Two chains on two cores, each 20 ms a draw, both compiling after their first draw.
+    times = [0.0, 0.07, 5.85, 5.86, 5.87, 5.88, 5.89, 5.90, 5.91, 5.92, 5.93, 5.94]
+    with time_budget("1 min"):
+        clocked(times, total=1000, chains=[0, 1] * 6, parallel=2)
+    # Draws of 1 s are refused, the rate per draw being 1 s (one chain) ...
+    with time_budget("1 min"), pytest.raises(TimeBudgetError, match=r"1e\+03 ms each"):
+        clocked([float(t) for t in range(8)], total=1000)
+    # ... or 0.5 s (two chains of 1 s a draw at once).
+    with time_budget("1 min"), pytest.raises(TimeBudgetError, match=r"500 ms each"):
+        clocked([t / 2 for t in range(12)], total=1000, chains=[0, 1] * 6, parallel=2)
+
+
+def test_the_sampling_clock_waits_for_five_gaps_after_each_chains_first_and_a_second():
+    with time_budget("1 min"):
+        assert not clocked([0.0, 5.0, 10.0, 15.0, 20.0, 25.0], total=1000).checked  # 4 gaps
+        assert clocked([0.0, 5.0, 10.0, 15.0, 20.0, 25.0, 30.0], total=7).checked
+        assert not clocked([t / 10 for t in range(10)], total=10**6).checked  # 0.9 s
