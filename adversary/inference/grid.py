@@ -37,6 +37,7 @@ from pytensor.graph.traversal import ancestors
 from ..distributions.support import support_bounds
 from ._conditional import is_discrete, one_shot
 from .safe import counted_as_integers
+from .tiered import compile_kernel
 
 __all__ = [
     "GridResult",
@@ -152,15 +153,9 @@ class _GridLogp:
     @cached_property
     def fn(self):
         # Called a few times on large batches: no numba compilation.
-        fn = self._model.compile_fn(
-            [self._out],
-            inputs=self._inputs,
-            point_fn=False,
-            on_unused_input="ignore",
-            **one_shot(self._compile_kwargs),
+        return compile_kernel(
+            self._model, [self._out], self._inputs, one_shot(self._compile_kwargs)
         )
-        fn.trust_input = True
-        return fn
 
     def __call__(self, cells: list[np.ndarray], rows: list[np.ndarray], n_rows: int) -> np.ndarray:
         args = [np.asarray(a, dtype=d) for a, d in zip([*cells, *rows], self._dtypes, strict=True)]

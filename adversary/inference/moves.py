@@ -128,6 +128,9 @@ class BlockGibbs(_ExactGibbs):
         self._joint = BatchedLogp(model, value_vars, compile_kwargs=compile_kwargs)
         self._compile_bounds(model, value_vars, compile_kwargs)
 
+    def _kernels(self) -> list:
+        return [self._joint.fn, *self._bound_kernels()]
+
     def _ranges(self, point) -> list[np.ndarray]:
         """Each scalar element's candidate values, member bounds taken at their extremes."""
         ranges, known = [], {}

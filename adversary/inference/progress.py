@@ -136,12 +136,13 @@ class SamplingClock:
         now = self._get_time()
         self.started = now if self.started is None else self.started
         self.count += 1
-        self.times.setdefault(getattr(draw, "chain", 0), []).append(now)
+        self.times.setdefault(draw.chain, []).append(now)
         elapsed = now - self.started
         if elapsed < SAMPLING_CLOCK_SECONDS or self.count - 2 * len(self.times) < CLOCK_GAPS:
             return
         self.checked = True
         gaps = [b - a for times in self.times.values() for a, b in itertools.pairwise(times[1:])]
+        self.times = {}  # not needed any more
         per_draw = statistics.median(gaps) / self.parallel
         check_time(
             elapsed + per_draw * (self.total - self.count),

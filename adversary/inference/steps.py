@@ -86,11 +86,7 @@ class _ExactGibbs(BlockedStep):
         self._names = [v.name for v in value_vars]
         self._shapes = {v.name: np.shape(initial_point[v.name]) for v in value_vars}
         self._compile(model, value_vars, compile_kwargs)
-        self._tiered = tiered_kernels(
-            [role.logp.fn for role in getattr(self, "_role_list", [])]
-            + [bounds.fn for bounds in self._bounds.values()]
-            + [getattr(getattr(self, "_joint", None), "fn", None)]
-        )
+        self._tiered = tiered_kernels(self._kernels())
         self._sweep = self._sweeps = 0  # of the chain being sampled (setup_chain)
         self.half_widths = [8] * len(value_vars)
         # Stats are named per variable ("X2_candidates", ...) so that several
@@ -107,6 +103,13 @@ class _ExactGibbs(BlockedStep):
         self._roles = compile_roles(model, value_vars, self._shapes, compile_kwargs=compile_kwargs)
         self._role_list = list({id(role): role for role, _ in self._roles.values()}.values())
         self._compile_bounds(model, value_vars, compile_kwargs)
+
+    def _kernels(self) -> list:
+        """The compiled functions :meth:`_compile` made (roles' conditionals, bounds)."""
+        return [role.logp.fn for role in self._role_list] + self._bound_kernels()
+
+    def _bound_kernels(self) -> list:
+        return [bounds.fn for bounds in self._bounds.values()]
 
     def _compile_bounds(self, model, value_vars, compile_kwargs) -> None:
         self._bounds = {
