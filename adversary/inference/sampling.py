@@ -10,6 +10,8 @@ from inspect import signature
 
 import numpy as np
 import pymc as pm
+import pytensor
+from pymc.backends.ndarray import NDArray
 from pymc.initial_point import make_initial_point_fns_per_chain
 from pymc.model import modelcontext
 from pymc.sampling.mcmc import get_default_tune_steps
@@ -27,6 +29,7 @@ from .progress import ChainProgress, SamplingClock
 from .safe import safe_compile_kwargs
 from .start import StartRepairer
 from .steps import WindowGibbs
+from .tiered import TieredFunction, compile_kernel
 from .workers import worker_context
 
 __all__ = ["assign_steps", "sample"]
@@ -147,6 +150,51 @@ def _tune_steps(tune, steps, model) -> int:
     left_to_pymc = any(model.rvs_to_values[rv] not in covered for rv in model.free_RVs)
     defaults = [get_default_tune_steps(step, None) for step in steps]
     return max(defaults + [PYMC_FALLBACK_TUNE] * left_to_pymc)
+
+
+class _ChainTrace(NDArray):
+    """PyMC's ``NDArray`` trace whose copy (one per chain, as ``pymc.sample`` makes from a
+    given trace) starts empty: a shallow copy would share one dict of draws among chains."""
+
+    def __copy__(self):
+        return type(self)(
+            model=self.model,
+            vars=self.vars,
+            fn=self.fn,
+            var_shapes=self.var_shapes,
+            var_dtypes=self.var_dtypes,
+        )
+
+
+def _point_trace(model, var_names, start, calls: int, compile_kwargs) -> NDArray:
+    """PyMC's default trace (``NDArray``, the variables ``var_names`` or all), its point
+    function a kernel (:func:`~.tiered.compile_kernel`) told it will be called ``calls`` times.
+
+    PyMC compiles the function that reads each draw's values with numba, whose first compile
+    in a process costs about a second even when it copies its inputs; a short run now reads
+    them on PyTensor's Python VM, and a long one compiles numba after its first draws.
+    """
+    if var_names is None:
+        variables = model.unobserved_value_vars
+    else:
+        chosen = [v for v in model.unobserved_RVs if v.name in var_names]
+        variables = model.replace_rvs_by_values(chosen)
+    fn = compile_kernel(
+        model,
+        [pytensor.Out(v, borrow=True) for v in variables],
+        [pytensor.In(v, borrow=True) for v in model.value_vars],
+        compile_kwargs,
+    )
+    values = fn(*[start[v.name] for v in model.value_vars])
+    if isinstance(fn, TieredFunction):
+        fn.expect(calls)
+    return _ChainTrace(
+        model=model,
+        vars=variables,
+        fn=fn,
+        var_shapes={v.name: np.shape(x) for v, x in zip(variables, values, strict=True)},
+        var_dtypes={v.name: np.asarray(x).dtype for v, x in zip(variables, values, strict=True)},
+    )
 
 
 def _chained(*callbacks):
@@ -286,6 +334,11 @@ def sample(
         f"the trace of {chains} chains x {draws + tune:,} draws of {values:,} values",
     )
     ours = kwargs.get("nuts_sampler", "pymc") == "pymc"  # PyMC calls callbacks
+    if ours and kwargs.get("trace") is None:
+        calls = chains * (draws + tune)
+        kwargs["trace"] = _point_trace(
+            model, kwargs.get("var_names"), starts[0], calls, compile_kwargs
+        )
     progress = ChainProgress(chains, draws + tune) if progressbar is True and ours else None
     clock = SamplingClock(chains, draws + tune, min(chains, cores)) if ours else None
     with progress or nullcontext(), warnings.catch_warnings():

@@ -3,31 +3,34 @@
 PyTensor's default linker, numba, compiles a sampler's kernel (a role's conditional,
 :mod:`.roles`) in 3–30 s the first time a model's structure is seen; PyTensor's disk cache
 (``base_compiledir``) then serves it to any later process in well under a second.
-:func:`compile_kernel` looks in that cache first:
+:func:`compile_kernel` asks whether numba has compiled the kernel's structure before (a marker
+beside PyTensor's cache, named by :func:`structure_key`, a digest of the graph as given):
 
-- **cached**: the numba function, as before;
-- **not cached**: a :class:`TieredFunction`. Its first calls run the same graph, rewritten the
+- **compiled before**: the numba function, as before (its code loads from the disk cache);
+- **not yet**: a :class:`TieredFunction`. Its first calls run the same graph, rewritten the
   same way, on PyTensor's Python VM (no C, no numba, no elementwise fusion: built at once,
-  1–15 ms a call on the 12-person block, against numba's compile of 3–25 s). Its next call
-  compiles numba's version (which writes it to the disk cache), and every call of a kernel
-  of that structure after it uses numba, as soon as either
+  1–15 ms a call on the 12-person block, against numba's compile of 3–25 s); numba's
+  version is not even built. A later call compiles it (which writes it to the disk cache
+  and marks the structure compiled), and every call of a kernel of that structure after
+  it uses numba, as soon as either
 
   - the run that calls it (a step method's chain, which tells the kernel at each sweep how
-    many of its sweeps are done, :meth:`TieredFunction.plan`) is projected to spend more
-    than :data:`COMPILE_SECONDS` (a compile's worth) more on the Python VM, or
-  - kernels of its structure (its numba cache entry) have spent :data:`COMPILE_SECONDS` on
-    the Python VM, in this process or any other using the same cache (the seconds are kept
-    beside numba's cache index): many short runs — a test suite, a notebook's kernels, a
-    user's loop of short runs — or calls outside a planned run, pay at most twice what
-    compiling at once would have cost, when the compile costs what :data:`COMPILE_SECONDS`
-    says (the rent-or-buy rule; it is set below most compiles, as a compile also serves
-    every later process).
+    many of its sweeps are done, :meth:`TieredFunction.plan`; or the trace, which reads
+    each draw and was told how many it will read, :meth:`TieredFunction.expect`) is
+    projected to spend more than :data:`COMPILE_SECONDS` (a compile's worth) more on the
+    Python VM, or
+  - kernels of its structure have spent :data:`COMPILE_SECONDS` on the Python VM, in this
+    process or any other using the same cache (the seconds are kept in a file beside the
+    marker): many short runs — a test suite, a notebook's kernels, a user's loop of short
+    runs — or calls outside a planned run, pay at most twice what compiling at once would
+    have cost, when the compile costs what :data:`COMPILE_SECONDS` says (the rent-or-buy
+    rule; it is set below most compiles, as a compile also serves every later process).
 
   So twenty draws of the 12-person block stay on the Python VM (about 2.5 s against a
   compile of about 25 s), a thousand compile numba after the first sweep, and a long run
-  waits for numba once, one sweep later than it would have. A kernel whose numba version
-  another process has written to the disk cache meanwhile (a chain on another core, a
-  kernel sent to a worker) loads it at its next call.
+  waits for numba once, one sweep later than it would have. A kernel whose structure
+  another process has compiled meanwhile (a chain on another core, a kernel sent to a
+  worker) loads numba's code at its next call.
 
   Compiling in a background thread while the Python VM kept drawing was tried: numba's
   compiler needs the GIL for most of its work, so both slowed down, and a long cold run of
@@ -44,12 +47,21 @@ compiled as asked.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import time
 import warnings
 from pathlib import Path
 
+import numpy as np
+import pymc as pm
+import pytensor
+from pymc.pytensorf import compile as pymc_compile
+from pytensor.compile.io import In, Out
 from pytensor.compile.mode import Mode, get_mode
+from pytensor.graph.basic import Constant
+from pytensor.graph.traversal import io_toposort
 from pytensor.link.numba.linker import NumbaLinker
 from pytensor.link.vm import VMLinker
 
@@ -59,7 +71,7 @@ __all__ = [
     "COMPILE_SECONDS",
     "TieredFunction",
     "compile_kernel",
-    "numba_is_cached",
+    "structure_key",
     "tiered_kernels",
 ]
 
@@ -71,7 +83,7 @@ COMPILE_SECONDS = 5.0
 #: Seconds of Python-VM calls a process keeps before adding them to the file on disk.
 FLUSH_SECONDS = 0.5
 
-# Per kernel structure (the path of its numba cache index), in this process:
+# Per kernel structure (its structure_key), in this process:
 _seconds: dict[str, float] = {}  # seconds spent in its Python-VM calls, all processes
 _unsaved: dict[str, float] = {}  # of those, this process's not yet added to the file
 _state: dict[str, str] = {}  # "compiled" or "failed" once numba has compiled it (or failed to)
@@ -80,18 +92,20 @@ _state: dict[str, str] = {}  # "compiled" or "failed" once numba has compiled it
 def compile_kernel(model, outputs, inputs, compile_kwargs=None):
     """``model.compile_fn(outputs, inputs)`` as a kernel (module docstring), ``trust_input`` set.
 
-    Returns PyTensor's function when the mode is the caller's or numba's is on disk, else a
-    :class:`TieredFunction`.
+    Returns PyTensor's function when the mode is the caller's or numba has compiled the
+    structure before (in any process using this compile cache), else a
+    :class:`TieredFunction` whose numba version is only built if it is needed.
     """
-    kwargs = safe_compile_kwargs(compile_kwargs)
-    fn = _compile(model, outputs, inputs, kwargs)
+    recipe = _Recipe(outputs, inputs, safe_compile_kwargs(compile_kwargs), model.check_bounds)
     tiered = (compile_kwargs or {}).get("mode") is None and isinstance(
         get_mode(None).linker, NumbaLinker
     )
-    if not tiered or numba_is_cached(fn):
-        return fn
-    quick = _compile(model, outputs, inputs, {**kwargs, "mode": python_vm_mode()})
-    return TieredFunction(quick, fn, _cache_index(fn))
+    if not tiered:
+        return recipe()
+    key = structure_key(recipe)
+    if _on_disk(key):  # numba's code is in the disk cache: it loads at the first call
+        return recipe()
+    return TieredFunction(recipe.python_vm(), recipe, key)
 
 
 def tiered_kernels(functions) -> list:
@@ -109,39 +123,128 @@ def python_vm_mode() -> Mode:
     return safe_mode(mode.excluding("fusion"))
 
 
-def numba_is_cached(fn) -> bool:
-    """True if numba's compiled code of PyTensor function ``fn`` is in the disk cache.
+class _Recipe:
+    """What :func:`compile_kernel` compiles: PyMC's ``compile`` of a graph, as
+    ``Model.compile_fn`` calls it, without holding the model (a kernel pickles to workers)."""
 
-    A function that is not numba's, or whose cache cannot be located, counts as cached:
-    it is used as it is.
+    def __init__(self, outputs, inputs, kwargs: dict, check_bounds: bool):
+        self.outputs, self.inputs = list(outputs), list(inputs)
+        self.kwargs, self.check_bounds = kwargs, check_bounds
+
+    def __call__(self, **overrides):
+        kwargs = {"allow_input_downcast": True, "accept_inplace": True, **self.kwargs}
+        # PyMC's compile reads check_bounds from the model on the context stack.
+        with pm.Model(check_bounds=self.check_bounds):
+            fn = pymc_compile(
+                self.inputs, self.outputs, on_unused_input="ignore", **kwargs | overrides
+            )
+        # Callers pass inputs of the exact dtypes, so PyTensor's checks can be skipped.
+        fn.trust_input = True
+        return fn
+
+    def python_vm(self):
+        """The same function on PyTensor's Python VM (:func:`python_vm_mode`)."""
+        return self(mode=python_vm_mode())
+
+
+def structure_key(recipe: _Recipe) -> str:
+    """A path naming the structure of ``recipe``'s graph, under PyTensor's compile directory.
+
+    The digest covers every node's op and its properties, how the nodes connect, the output
+    types, the constants' values and the compile options; a shared variable counts by its type
+    and name, not its value, as numba's code does not depend on it. It is read from the graph
+    as given, before any rewrite, so a kernel whose numba code is on disk is not rewritten
+    twice. Two structures that collide only cost speed: the key decides when numba compiles,
+    never what a kernel computes.
     """
-    key = _cache_index(fn)
-    return key is None or _on_disk(key)
+    digest = hashlib.sha256()
+
+    def feed(text: str) -> None:
+        digest.update(text.encode())
+        digest.update(b"\0")
+
+    feed(f"pytensor {pytensor.__version__}; check_bounds {recipe.check_bounds}")
+    feed(_unaddressed(repr(sorted((k, repr(v)) for k, v in recipe.kwargs.items() if k != "mode"))))
+    outputs = [_variable(out) for out in recipe.outputs]
+    names = {_variable(var): f"i{k}" for k, var in enumerate(recipe.inputs)}
+    for node in io_toposort(list(names), outputs):
+        for var in node.inputs:
+            if var not in names:
+                names[var] = _leaf(var, len(names))
+        feed(_describe(node.op))
+        feed(",".join(names[var] for var in node.inputs))
+        for out in node.outputs:
+            names[out] = f"v{len(names)}"
+            feed(str(out.type))
+    for out in outputs:
+        if out not in names:
+            names[out] = _leaf(out, len(names))
+    feed(",".join(names[out] for out in outputs))
+    folder = Path(pytensor.config.compiledir) / "adversary_kernels"
+    return str(folder / digest.hexdigest()[:32])
 
 
-def _on_disk(index: str) -> bool:
-    """True if numba's cache index ``index`` exists (some process compiled its function)."""
-    return os.path.exists(index)
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
-def _seconds_file(index: str) -> Path:
-    """The file beside numba's cache index ``index`` holding its structure's Python-VM seconds."""
-    return Path(index + ".vm-seconds")
+def _unaddressed(text: str) -> str:
+    return _ADDRESS.sub("", text)
 
 
-def _read_seconds(index: str) -> float:
+def _variable(var):
+    """The graph variable of ``var``, unwrapped from ``pytensor.In``/``pytensor.Out``."""
+    return var.variable if isinstance(var, In | Out) else var
+
+
+def _describe(op) -> str:
+    props = getattr(op, "__props__", None)
+    detail = repr(op._props()) if props else str(op)
+    return f"{type(op).__module__}.{type(op).__qualname__}{_unaddressed(detail)}"
+
+
+def _leaf(var, number: int) -> str:
+    """A graph root other than an input: a constant by its value, else by its type and name."""
+    if isinstance(var, Constant):
+        data = np.asarray(var.data)
+        if data.dtype.kind in "biufc":
+            value = hashlib.sha256(data.tobytes()).hexdigest()
+            return f"c{number}:{var.type}:{data.dtype}{data.shape}:{value}"
+        return f"c{number}:{var.type}:{_unaddressed(repr(var.data))}"
+    return f"r{number}:{var.type}:{var.name}"
+
+
+def _on_disk(key: str) -> bool:
+    """True if numba has compiled structure ``key`` in some process (its marker exists)."""
+    return os.path.exists(key + ".numba")
+
+
+def _mark_compiled(key: str) -> None:
     try:
-        return float(_seconds_file(index).read_text(encoding="ascii"))
+        Path(key).parent.mkdir(parents=True, exist_ok=True)
+        Path(key + ".numba").touch()
+    except OSError:  # a read-only cache: later processes recompile
+        pass
+
+
+def _seconds_file(key: str) -> Path:
+    """The file holding structure ``key``'s Python-VM seconds, all processes together."""
+    return Path(key + ".vm-seconds")
+
+
+def _read_seconds(key: str) -> float:
+    try:
+        return float(_seconds_file(key).read_text(encoding="ascii"))
     except (OSError, ValueError):  # none yet, or being replaced: start from none
         return 0.0
 
 
-def _add_seconds(index: str, seconds: float) -> float:
+def _add_seconds(key: str, seconds: float) -> float:
     """Add ``seconds`` to the structure's file (an approximate, lock-free total); the total."""
-    total = _read_seconds(index) + seconds
-    path = _seconds_file(index)
+    total = _read_seconds(key) + seconds
+    path = _seconds_file(key)
     temporary = path.with_name(f"{path.name}.{os.getpid()}")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         temporary.write_text(repr(total), encoding="ascii")
         os.replace(temporary, path)
     except OSError:  # a read-only cache: the seconds stay this process's
@@ -149,58 +252,36 @@ def _add_seconds(index: str, seconds: float) -> float:
     return total
 
 
-def _cache_index(fn) -> str | None:
-    """The path of numba's cache index of PyTensor function ``fn`` (None: not numba's)."""
-    try:
-        return str(fn.vm.jit_fn._cache._cache_file._index_path)
-    except AttributeError:
-        return None
-
-
-def _compile(model, outputs, inputs, kwargs):
-    fn = model.compile_fn(
-        outputs, inputs=inputs, point_fn=False, on_unused_input="ignore", **kwargs
-    )
-    # Callers pass inputs of the exact dtypes, so PyTensor's checks can be skipped.
-    fn.trust_input = True
-    return fn
-
-
 class TieredFunction:
-    """A PyTensor function's Python-VM twin until its numba version is compiled (module doc).
+    """A kernel on PyTensor's Python VM until its numba version is compiled (module doc).
 
-    Called like the PyTensor function. ``key`` names its structure (numba's cache index);
-    ``tier`` is ``"python"`` or ``"numba"``.
+    Called like a PyTensor function. ``recipe`` compiles the numba version when it is
+    needed; ``key`` names its structure (:func:`structure_key`); ``tier`` is ``"python"``
+    or ``"numba"``.
     """
 
-    def __init__(self, quick, compiled, key: str):
+    def __init__(self, quick, recipe, key: str):
         self._quick = quick
-        self._numba = compiled
+        self._recipe = recipe
         self.key = key
         if key not in _seconds:  # what earlier processes spent on the Python VM
             _seconds[key] = _read_seconds(key)
         self._call = quick
         self._run_seconds = 0.0  # on the Python VM in the current run (plan)
         self._compile_next = False
+        self._calls = self._expected = 0  # calls of a run the kernel plans itself (expect)
 
     @property
     def tier(self) -> str:
-        return "numba" if self._call is self._numba else "python"
-
-    @property
-    def maker(self):
-        """The numba function's maker (its rewritten graph), as a PyTensor function has."""
-        return self._numba.maker
+        return "python" if self._call is self._quick else "numba"
 
     def __call__(self, *args):
-        if self._call is self._numba:
-            return self._numba(*args)
+        if self._call is not self._quick:
+            return self._call(*args)
         state = _state.get(self.key)
-        if state == "compiled":  # here or by another kernel of this structure: on disk now
-            self._call = self._numba
-            return self._numba(*args)
         hot = self._compile_next or _seconds.get(self.key, 0.0) >= COMPILE_SECONDS
-        if state is None and (hot or _on_disk(self.key)):  # or compiled by another process
+        # "compiled": by another kernel of this structure, here; on disk: by another process.
+        if state == "compiled" or (state is None and (hot or _on_disk(self.key))):
             return self._compile_numba(args)
         start = time.perf_counter()
         out = self._quick(*args)
@@ -211,6 +292,9 @@ class TieredFunction:
         _unsaved[key] = _unsaved.get(key, 0.0) + seconds
         if _unsaved[key] >= FLUSH_SECONDS:
             _seconds[key] = max(_seconds[key], _add_seconds(key, _unsaved.pop(key)))
+        if self._expected:
+            self._calls += 1
+            self.plan(self._calls, self._expected)
         return out
 
     def plan(self, done: int, total: int) -> None:
@@ -222,11 +306,18 @@ class TieredFunction:
         elif self._run_seconds * (total - done) > COMPILE_SECONDS * done:
             self._compile_next = True
 
+    def expect(self, calls: int) -> None:
+        """A run of ``calls`` calls starts, which the kernel plans itself (:meth:`plan`
+        after each call), for a caller that calls it once per draw and cannot tell it."""
+        self._calls, self._expected = 0, calls
+        self.plan(0, calls)
+
     def _compile_numba(self, args):
         """Numba's outputs for ``args``, compiled now; the Python VM's (and a warning) if
         numba fails."""
         try:
-            out = self._numba(*args)
+            compiled = self._recipe()
+            out = compiled(*args)
         except Exception as error:
             _state[self.key] = "failed"
             warnings.warn(
@@ -236,12 +327,14 @@ class TieredFunction:
                 stacklevel=3,
             )
             return self._quick(*args)
-        _state[self.key] = "compiled"
-        self._call = self._numba
+        if _state.get(self.key) != "compiled":
+            _state[self.key] = "compiled"
+            _mark_compiled(self.key)
+        self._call = compiled
         return out
 
     def __getstate__(self):
-        return {"quick": self._quick, "numba": self._numba, "key": self.key}
+        return {"quick": self._quick, "recipe": self._recipe, "key": self.key}
 
     def __setstate__(self, state):
-        self.__init__(state["quick"], state["numba"], state["key"])
+        self.__init__(state["quick"], state["recipe"], state["key"])

@@ -6,7 +6,13 @@ import pytensor.tensor as pt
 import pytest
 
 from adversary.distributions import BoundedUniform, DiscreteGaussian
-from adversary.inference import WindowGibbs, enumerate_posterior, posterior_probability, sample
+from adversary.inference import (
+    WindowGibbs,
+    enumerate_posterior,
+    posterior_probability,
+    sample,
+    tiered,
+)
 from adversary.inference._conditional import logp_terms
 from adversary.inference.roles import compile_roles, partition_roles, term_mentions
 
@@ -94,18 +100,24 @@ def test_a_one_valued_conditional_in_a_role_stays_put():
     assert len(np.unique(tree.posterior["P0"].values)) == CELLS
 
 
-def kernel_key(model):
-    """PyTensor's numba cache key of the persons' compiled conditional (None: not cacheable)."""
+def kernel_keys(model):
+    """The keys of the persons' compiled conditional: PyTensor's numba cache key (None: not
+    cacheable) and the structure key of the tiered kernels (when its numba code is not on disk)."""
     from pytensor.link.numba.dispatch.basic import numba_funcify_and_cache_key
 
     placed = compile_roles(model, model.value_vars, {v.name: () for v in model.value_vars})
     role, _ = placed["P0"]
-    return numba_funcify_and_cache_key(role.logp.fn.maker.fgraph)[1]
+    kernel = role.logp.fn
+    assert isinstance(kernel, tiered.TieredFunction)
+    numba_key = numba_funcify_and_cache_key(kernel._recipe().maker.fgraph)[1]
+    return numba_key, kernel.key
 
 
-def test_role_kernel_depends_on_the_model_structure_not_its_data():
+def test_role_kernel_depends_on_the_model_structure_not_its_data(monkeypatch):
     # Other releases and another rho: the same kernel, served from the disk cache.
-    key = kernel_key(block_model(UNIFORM))
-    assert key is not None
-    assert kernel_key(block_model(UNIFORM, releases=np.array([0, 4, 1]), rho=0.7)) == key
-    assert kernel_key(block_model(UNIFORM[:3])) != key
+    monkeypatch.setattr(tiered, "_on_disk", lambda key: False)
+    key = kernel_keys(block_model(UNIFORM))
+    assert None not in key
+    assert kernel_keys(block_model(UNIFORM, releases=np.array([0, 4, 1]), rho=0.7)) == key
+    other = kernel_keys(block_model(UNIFORM[:3]))
+    assert other[0] != key[0] and other[1] != key[1]

@@ -1,6 +1,7 @@
 """Tiered kernels: the Python VM answers at once on a cold cache, numba takes over once compiled."""
 
 import warnings
+from pathlib import Path
 
 import cloudpickle
 import numpy as np
@@ -11,7 +12,7 @@ from pytensor.graph.replace import vectorize_graph
 
 from adversary.distributions import DiscreteGaussian
 from adversary.inference import WindowGibbs, sample, tiered
-from adversary.inference.tiered import TieredFunction, compile_kernel, numba_is_cached
+from adversary.inference.tiered import TieredFunction, compile_kernel
 
 
 def unseen_kernel(compile_kwargs=None, tilt=None):
@@ -38,11 +39,13 @@ def test_an_unseen_kernel_runs_on_the_python_vm_then_on_numba(monkeypatch):
     (first,) = fn(candidates)
     np.testing.assert_allclose(first, expected, rtol=1e-12)
     assert fn.tier == "python"  # far below COMPILE_SECONDS: numba is not compiled
-    assert not numba_is_cached(fn._numba)
+    assert not tiered._on_disk(fn.key)
     monkeypatch.setattr(tiered, "COMPILE_SECONDS", tiered._seconds[fn.key])
     (second,) = fn(candidates)  # hot: this call compiles numba's version and uses it
     assert fn.tier == "numba"
-    assert numba_is_cached(fn._numba)  # written to the disk cache for later processes
+    # Written to the disk cache for later processes, and marked compiled there.
+    assert Path(fn._call.vm.jit_fn._cache._cache_file._index_path).exists()
+    assert tiered._on_disk(fn.key)
     np.testing.assert_allclose(second, expected, rtol=1e-12)
 
 
@@ -63,9 +66,16 @@ def test_kernels_of_one_structure_share_their_compile_seconds_and_numba(monkeypa
     # As in another process (a worker): no seconds, no state, but numba's code is on disk.
     monkeypatch.setattr(tiered, "_seconds", {})
     monkeypatch.setattr(tiered, "_state", {})
-    third = TieredFunction(first._quick, first._numba, first.key)
+    third = TieredFunction(first._quick, first._recipe, first.key)
     third(candidates)
     assert third.tier == "numba"
+
+
+def test_the_structure_key_follows_the_graph_not_the_objects():
+    tilt = 1.0 + float(np.random.default_rng().random())
+    first, _ = unseen_kernel(tilt=tilt)
+    assert unseen_kernel(tilt=tilt)[0].key == first.key  # another model, the same graph
+    assert unseen_kernel(tilt=tilt + 1.0)[0].key != first.key  # another constant
 
 
 def test_python_vm_seconds_add_up_across_processes(monkeypatch):
@@ -80,7 +90,7 @@ def test_python_vm_seconds_add_up_across_processes(monkeypatch):
     monkeypatch.setattr(tiered, "_seconds", {})
     monkeypatch.setattr(tiered, "_unsaved", {})
     monkeypatch.setattr(tiered, "COMPILE_SECONDS", 0.9 * spent)
-    later = TieredFunction(fn._quick, fn._numba, fn.key)
+    later = TieredFunction(fn._quick, fn._recipe, fn.key)
     assert tiered._seconds[fn.key] == pytest.approx(spent, rel=1e-12)
     (values,) = later(candidates)
     assert later.tier == "numba"
@@ -103,10 +113,26 @@ def test_a_run_projected_to_outlast_a_compile_compiles_numba(monkeypatch):
     np.testing.assert_allclose(values, expected, rtol=1e-12)
 
 
+def test_a_kernel_told_its_calls_plans_itself(monkeypatch):
+    fn, expected = unseen_kernel()
+    candidates = np.arange(3, dtype="int64")
+    fn.expect(3)  # a short run: three calls cost less than a compile
+    for _ in range(3):
+        fn(candidates)
+    assert fn.tier == "python"
+    monkeypatch.setattr(tiered, "COMPILE_SECONDS", 100 * tiered._seconds[fn.key])
+    fn.expect(10_000)  # about 3,000 calls' time to come after the first: compile
+    fn(candidates)
+    assert fn.tier == "python"
+    (values,) = fn(candidates)
+    assert fn.tier == "numba"
+    np.testing.assert_allclose(values, expected, rtol=1e-12)
+
+
 def test_a_cached_or_chosen_mode_is_compiled_as_it_is(monkeypatch):
     fn, _ = unseen_kernel(compile_kwargs={"mode": "FAST_COMPILE"})
     assert not isinstance(fn, TieredFunction)
-    monkeypatch.setattr(tiered, "numba_is_cached", lambda fn: True)
+    monkeypatch.setattr(tiered, "_on_disk", lambda key: True)
     fn, _ = unseen_kernel()
     assert not isinstance(fn, TieredFunction)
 
@@ -114,7 +140,7 @@ def test_a_cached_or_chosen_mode_is_compiled_as_it_is(monkeypatch):
 def test_a_failed_numba_compile_keeps_the_python_vm_and_warns_once(monkeypatch):
     fn, expected = unseen_kernel()
 
-    def broken(*args):
+    def broken():  # a recipe whose compile fails
         raise RuntimeError("no numba today")
 
     monkeypatch.setattr(tiered, "COMPILE_SECONDS", 0.0)
@@ -172,3 +198,21 @@ def test_the_tiers_draw_the_same_chain(monkeypatch):
     switched_draws, kernel = draws_with(monkeypatch, cached=False, compile_seconds=0.05)
     assert kernel.tier == "numba" and tiered._seconds[kernel.key] > 0
     np.testing.assert_array_equal(switched_draws, numba_draws)
+
+
+def test_a_short_run_reads_its_draws_on_the_python_vm(monkeypatch):
+    from adversary.inference import sampling
+
+    monkeypatch.setattr(tiered, "_on_disk", lambda key: False)
+    traces = []
+    point_trace = sampling._point_trace
+    monkeypatch.setattr(
+        sampling, "_point_trace", lambda *args: traces.append(point_trace(*args)) or traces[-1]
+    )
+    model = persons_in_cells([[0.2, 0.3, 0.5], [0.6, 0.3, 0.1], [1 / 3, 1 / 3, 1 / 3]])
+    tree = sample(model, draws=30, tune=0, chains=2, cores=1, random_seed=3, progressbar=False)
+    (trace,) = traces
+    assert isinstance(trace.fn, TieredFunction) and trace.fn.tier == "python"
+    # Each chain keeps its own draws (the trace PyMC copies per chain starts empty).
+    draws = tree.posterior["P0"].values
+    assert draws.shape == (2, 30) and not np.array_equal(draws[0], draws[1])
