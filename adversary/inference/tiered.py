@@ -133,8 +133,9 @@ class _Recipe:
 
     def __call__(self, **overrides):
         kwargs = {"allow_input_downcast": True, "accept_inplace": True, **self.kwargs}
-        # PyMC's compile reads check_bounds from the model on the context stack.
-        with pm.Model(check_bounds=self.check_bounds):
+        # PyMC's compile reads check_bounds from the model on the context stack: a root model
+        # (model=None), not a sub-model of the caller's (which a frozen model refuses).
+        with pm.Model(check_bounds=self.check_bounds, model=None):
             fn = pymc_compile(
                 self.inputs, self.outputs, on_unused_input="ignore", **kwargs | overrides
             )

@@ -216,3 +216,15 @@ def test_a_short_run_reads_its_draws_on_the_python_vm(monkeypatch):
     # Each chain keeps its own draws (the trace PyMC copies per chain starts empty).
     draws = tree.posterior["P0"].values
     assert draws.shape == (2, 30) and not np.array_equal(draws[0], draws[1])
+
+
+def test_a_frozen_model_samples_with_tiered_kernels(monkeypatch):
+    from pymc.model.transform.optimization import freeze_model
+
+    monkeypatch.setattr(tiered, "_on_disk", lambda key: False)
+    model = freeze_model(persons_in_cells([[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]]))
+    # A kernel compiles in a model context of its own, not a sub-model of the caller's (which
+    # a frozen model refuses: "Cannot create a sub-model of a FrozenModel").
+    with model:
+        tree = sample(draws=20, tune=0, chains=1, random_seed=7, progressbar=False)
+    assert set(np.unique(tree.posterior["P0"])) <= {0, 1, 2}
