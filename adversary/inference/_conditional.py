@@ -156,12 +156,10 @@ class BoundsFunction:
                 self._lookup = [g.name for g in graphs]
                 return
             self._other_dtypes = [v.dtype for v in self.others]
-            if self.others:
-                self.fn = compile_kernel(model, graphs, self.others, compile_kwargs)
-            else:  # bounds that depend on no other variable: evaluated once, no need for numba
-                self.fn = model.compile_fn(
-                    graphs, inputs=[], point_fn=False, **one_shot(compile_kwargs)
-                )
+            # Bounds that depend on no other variable are evaluated once: no need for numba.
+            options = compile_kwargs if self.others else one_shot(compile_kwargs)
+            self.fn = compile_kernel(model, graphs, self.others, options)
+            if not self.others:
                 self._constant = list(self.fn())
 
     @property
