@@ -111,10 +111,18 @@ def load_declared(model: str | Path, name: str, kind: type, example: str):
     return value
 
 
+def is_reconstruction_case(case) -> bool:
+    """Whether ``case`` is a :class:`~adversary.scenarios.reconstruction.ReconstructionCase`.
+
+    Asked without importing the reconstruction scenario (SciPy's statistics and more): a file
+    that declares such a case has imported its class already.
+    """
+    declared = sys.modules.get("adversary.scenarios.reconstruction.case")
+    return declared is not None and isinstance(case, declared.ReconstructionCase)
+
+
 def load_case(model: str | Path):
     """The attack a model file declares: its ``CASE``, or its ``model`` factory as an attack."""
-    from .scenarios.user_attack import attack
-
     module = load_module(model)
     population = any(hasattr(module, k) for k in ("POPULATION", "RECONSTRUCTION", "SWAPPING"))
     if population and not hasattr(module, "CASE"):
@@ -123,10 +131,8 @@ def load_case(model: str | Path):
             f"use `adversary population --model {model}`"
         )
     if hasattr(module, "CASE"):
-        from .scenarios.reconstruction import ReconstructionCase
-
         case = module.CASE
-        if isinstance(case, ReconstructionCase):
+        if is_reconstruction_case(case):
             raise ModelFileError(
                 f"model {str(model)!r} is a reconstruction case: "
                 f"use `adversary reconstruct {model}`"
@@ -146,6 +152,8 @@ def load_case(model: str | Path):
     declared = {
         name.lower(): getattr(module, name) for name in FACTORY_NAMES if hasattr(module, name)
     }
+    from .scenarios.user_attack import attack  # a factory's attack: the inference layer
+
     try:
         return attack(factory, **declared)
     except (TypeError, ValueError) as error:  # the declarations, checked by attack()

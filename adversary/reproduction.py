@@ -24,9 +24,9 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from .budget import get_preset
 from .measures.decision import binary_credit
 from .noise import discrete_gaussian
+from .paper_setting import BUDGET, PRIORS, RHO_BLOCK, RHO_GROUP
 from .scenarios import block_group as bg
 from .scenarios import single_block as sb
 from .scenarios.block_group.paper_sampler import stationary_x1_probability
@@ -40,10 +40,6 @@ from .scenarios.block_group.releases import decision_map
 
 __all__ = ["REASONS", "ROWS", "Row", "report"]
 
-_BUDGET = get_preset("pl94-2020-persons")
-RHO_BLOCK = float(_BUDGET.rho("block", "detailed"))
-RHO_GROUP = float(_BUDGET.rho("block_group", "detailed"))
-PRIORS = {"1/2": 1 / 2, "1/5": 1 / 5, "1/10": 1 / 10, "1/50": 1 / 50, "1/864": 1 / 864}
 GRANVILLE = {"prior": 0.5, "rho1": RHO_BLOCK, "rho2": RHO_GROUP, "d": 27}
 TABLE7_RELEASES = (2, 1, -1)
 
@@ -437,7 +433,7 @@ def _table2_rows() -> list[Row]:
             "Sec. 2, Table 2",
             f"rho of the GVHR query, {level}",
             value,
-            lambda level=level: float(_BUDGET.rho(level, "detailed")),
+            lambda level=level: float(BUDGET.rho(level, "detailed")),
             digits=4,
         )
         for level, value in printed.items()

@@ -30,13 +30,6 @@ from xarray import DataTree
 
 from .._output import progress_task
 from .._validation import as_probability
-from ..inference import (
-    enumerate_posterior,
-    event_indicator,
-    marginal_pmf,
-    posterior_probability,
-    sample,
-)
 from ..measures.protocol import true_target_value
 
 __all__ = [
@@ -458,7 +451,17 @@ def compare_priors(
     """
     if method not in ("exact", "mcmc"):
         raise ValueError(f"method must be 'exact' or 'mcmc', got {method!r}")
-    if method == "mcmc":  # on use: importing ArviZ loads its plots too (matplotlib)
+    # On use: the inference layer imports PyMC, which sweeps of closed forms do not need;
+    # importing ArviZ loads its plots too (matplotlib).
+    from ..inference import (
+        enumerate_posterior,
+        event_indicator,
+        marginal_pmf,
+        posterior_probability,
+        sample,
+    )
+
+    if method == "mcmc":
         import arviz as az
     _check_case(case)
     alternatives = _alternatives(case, priors)

@@ -49,7 +49,7 @@ from __future__ import annotations
 import json
 
 from ..measures.tie_rules import TIE_RULES
-from ..model_files import ModelFileError, load_module
+from ..model_files import ModelFileError, is_reconstruction_case, load_module
 from .common import (
     add_budget_arguments,
     add_mechanism_argument,
@@ -94,11 +94,7 @@ def reconstruction_case(model):
     """The ``CASE`` of a model file if it is a
     :class:`~adversary.scenarios.reconstruction.ReconstructionCase`, else ``None``."""
     case = getattr(load_module(model), "CASE", None)
-    if case is None:  # a model() factory: nothing to import to tell
-        return None
-    from ..scenarios.reconstruction import ReconstructionCase
-
-    return case if isinstance(case, ReconstructionCase) else None
+    return case if is_reconstruction_case(case) else None
 
 
 def run(args) -> int:

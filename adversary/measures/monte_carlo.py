@@ -57,6 +57,7 @@ from .decision import DEFAULT_TIE_RULE
 from .marginal import MarginalMeasures
 from .release_posteriors import ReleasePosteriors, with_shared_observations
 from .simulation import release_simulator
+from .standard_errors import DEFAULT_SE_MULTIPLE, credit_standard_error
 from .stated import Statements, decision_credit, risk_error, state_attack
 from .structure import structured
 
@@ -64,21 +65,6 @@ __all__ = ["DEFAULT_SE_MULTIPLE", "METHODS", "credit_standard_error", "monte_car
 
 #: How the adversary's posterior is computed for each simulated release set.
 METHODS = ("exact", "mcmc")
-
-#: Standard errors in :attr:`MarginalMeasures.error_bound`, unless a caller says otherwise.
-DEFAULT_SE_MULTIPLE = 4.0
-
-
-def credit_standard_error(credit: np.ndarray) -> float:
-    """Standard error of the mean of decision credits in [0, 1] (a proportion's).
-
-    ``sqrt(q (1 - q) / n)`` bounds it, with ``q`` the mean shrunk by half a
-    release towards 1/2, so that no credit, or full credit, on every release
-    does not claim an error of 0.
-    """
-    n = len(credit)
-    q = (float(np.sum(credit)) + 0.5) / (n + 1.0)
-    return math.sqrt(q * (1.0 - q) / n)
 
 
 def _shared_observations(model):

@@ -15,7 +15,7 @@ Copy this file to declare a single-block case of your own.
 
 # The paper's five priors of the target's cell and the 2020 block-level detailed (GVHR)
 # query's ρ, 2.56 · 165/4099 · 3945/4097 ≈ 0.0992 (Table 2).
-from adversary.reproduction import PRIORS, RHO_BLOCK
+from adversary.paper_setting import PRIORS, RHO_BLOCK
 from adversary.scenarios.single_block import SingleBlockCase
 
 # Table 3: (household/group quarters, voting age, Hispanic, race) -> count.

@@ -16,7 +16,7 @@ Set ``mechanism=CellKeyNoise(...)`` (and ``rho=None``) for the cell-key
 method's bounded noise.
 """
 
-from adversary.reproduction import PRIORS, RHO_BLOCK
+from adversary.paper_setting import PRIORS, RHO_BLOCK
 from adversary.scenarios.differencing import DifferencingCase
 
 CASE = DifferencingCase(

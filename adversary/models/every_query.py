@@ -20,8 +20,8 @@ are Monte Carlo with standard errors. Noise convention: the paper's,
 Copy this file to put your own target, prior, queries or levels.
 """
 
+from adversary.paper_setting import PRIORS
 from adversary.reports.queries import DARE_TARGET
-from adversary.reproduction import PRIORS
 from adversary.scenarios.multi_query import MultiQueryCase, cell_prior
 
 CASE = MultiQueryCase(

@@ -17,7 +17,7 @@ Copy this file for a block group of your own (a few blocks: the grid grows
 as the product of the units' noise ranges).
 """
 
-from adversary.reproduction import PRIORS, RHO_BLOCK, RHO_GROUP
+from adversary.paper_setting import PRIORS, RHO_BLOCK, RHO_GROUP
 from adversary.scenarios.published_tables import PublishedTablesCase
 
 CASE = PublishedTablesCase(

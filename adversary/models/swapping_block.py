@@ -28,7 +28,7 @@ the observed release is the block's count of c, 1 (the truth, unswapped).
 
 import numpy as np
 
-from adversary.reproduction import PRIORS
+from adversary.paper_setting import PRIORS
 from adversary.scenarios.swapping import Composition, HouseholdSwapLaw, SwappingBlockCase
 
 # Reduced cell codes ((hhgq * 2 + voting_age) * 2 + hispanic) * 7 + race: households,

@@ -21,7 +21,7 @@ Copy this file to declare an ℓ-level case of your own.
 """
 
 # The paper's five priors of the target's cell.
-from adversary.reproduction import PRIORS
+from adversary.paper_setting import PRIORS
 from adversary.scenarios.multi_level import LEVELS_2020, MultiLevelCase, rhos_2020
 
 CASE = MultiLevelCase(

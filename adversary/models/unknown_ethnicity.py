@@ -27,7 +27,7 @@ case of your own (any K: race with six categories, say).
 
 # The paper's five priors of the target's cell and the 2020 block-level detailed (GVHR)
 # query's ρ, 2.56 · 165/4099 · 3945/4097 ≈ 0.0992 (Table 2).
-from adversary.reproduction import PRIORS, RHO_BLOCK
+from adversary.paper_setting import PRIORS, RHO_BLOCK
 from adversary.scenarios.unknown_attribute import UnknownAttributeCase
 
 CASE = UnknownAttributeCase(

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..budget import get_preset
-from ..reproduction import PRIORS
+from ..paper_setting import PRIORS
 from ..scenarios.multi_query import MultiQueryCase, cell_prior
 from ..scenarios.reconstruction import REDUCED
 

@@ -34,14 +34,12 @@ out); a release neither hypothesis can produce is an error.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pymc as pm
 from scipy import special
 
 from .._validation import as_counts, as_integers, as_probability
-from ..distributions import BernoulliCount, DiscreteGaussian
-from ..distributions.noise_release import NoiseRelease
 from ..measures.decision import (
     DEFAULT_TIE_RULE,
     binary_credit,
@@ -62,6 +60,9 @@ from ..measures.protocol import prior_label as prior_label_of
 from ..measures.releases import DEFAULT_TAIL_MASS, expectation_over_noise, expectation_over_table
 from ..noise import discrete_gaussian
 from ..noise.mechanisms import NoiseMechanism
+
+if TYPE_CHECKING:  # PyMC is imported by model() only: the closed forms need none of it
+    import pymc as pm
 
 __all__ = [
     "SingleBlockCase",
@@ -330,6 +331,11 @@ def model(release, prior, rho=None, known_count=0, convention="paper", *, mechan
     release = int(as_integers(release, "release"))
     prior = float(as_probability(prior, "prior"))
     known = int(as_counts(known_count, "known_count"))
+    import pymc as pm
+
+    from ..distributions import BernoulliCount, DiscreteGaussian
+    from ..distributions.noise_release import NoiseRelease
+
     sigma2, mech = resolve(rho, convention, mechanism)
     with pm.Model() as attack:
         x1 = BernoulliCount("X1", known=known, p=prior)

@@ -97,3 +97,38 @@ def test_a_factory_models_exact_answer_loads_no_plots_nor_unused_scipy(command, 
     assert {"pymc", "adversary.inference"} <= modules  # it computed
     loaded = {name for name in NOT_FOR_A_FACTORY if name in modules}
     assert not loaded
+
+
+#: What sampling needs and a closed form does not: PyMC, its compiler and ArviZ's plots.
+SAMPLING_STACK = ("pymc", "pytensor", "numba", "arviz", "matplotlib")
+#: The shipped attack cases whose measures are closed forms, exact sums or simulations of the
+#: releases: their ``risk`` starts computing without the sampling stack.
+CLOSED_FORM_CASES = (
+    "dare_county",
+    "granville_county",
+    "post_processed",
+    "unique_many_levels",
+    "unknown_ethnicity",
+    "every_query",
+    "published_tables",
+    "differencing",
+    "swapping_block",
+    "trs_block",
+)
+
+
+def test_a_shipped_cases_risk_loads_no_sampling_stack():
+    """Every closed-form case's ``adversary risk``, in one process (the union of what they
+    import): the answer of a shipped case does not wait for PyMC to import."""
+    runs = "; ".join(f"main(['risk', {case!r}])" for case in CLOSED_FORM_CASES)
+    modules = imported("-c", f"from adversary.cli import main; {runs}")
+    assert "adversary.scenarios.differencing.case" in modules  # the cases were loaded
+    assert heavy(modules, SAMPLING_STACK) == []
+
+
+def test_a_population_worker_loads_no_sampling_stack():
+    """What a Dask worker of ``adversary population`` imports to run its tasks."""
+    modules = imported(
+        "-c", "import adversary.population.phases, adversary.population.measure_tasks"
+    )
+    assert heavy(modules, SAMPLING_STACK) == []

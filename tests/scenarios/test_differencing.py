@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from adversary.noise.mechanisms import CellKeyNoise, DiscreteGaussianNoise
-from adversary.reproduction import PRIORS, RHO_BLOCK
+from adversary.paper_setting import PRIORS, RHO_BLOCK
 from adversary.scenarios.differencing import DifferencingCase
 from adversary.scenarios.multi_level import marginals
 from adversary.scenarios.single_block import SingleBlockCase

@@ -6,7 +6,7 @@ import pytest
 from adversary.budget import get_preset
 from adversary.inference import enumerate_posterior
 from adversary.noise.mechanisms import CellKeyNoise, DiscreteGaussianNoise
-from adversary.reproduction import PRIORS, RHO_BLOCK
+from adversary.paper_setting import PRIORS, RHO_BLOCK
 from adversary.scenarios.multi_query import MultiQueryCase
 from adversary.scenarios.reconstruction import REDUCED
 from adversary.scenarios.single_block import SingleBlockCase

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from adversary.inference import enumerate_posterior
-from adversary.reproduction import PRIORS, RHO_BLOCK, RHO_GROUP
+from adversary.paper_setting import PRIORS, RHO_BLOCK, RHO_GROUP
 from adversary.scenarios.multi_level import marginals
 from adversary.scenarios.published_tables import PublishedTablesCase
 

@@ -31,7 +31,7 @@ No exact sum over releases is feasible for ten tables (their release grid is
 astronomically large), so the cheapest measure with exact posteriors is taken:
 each posterior exact over every histogram, averaged over
 ``reconstruction_replications`` release sets drawn from the truth; the error
-bound is 4 standard errors (:data:`~adversary.measures.monte_carlo.DEFAULT_SE_MULTIPLE`).
+bound is 4 standard errors (:data:`~adversary.measures.standard_errors.DEFAULT_SE_MULTIPLE`).
 The enumeration grows as ``C(n + 55, 55)`` histograms: sizes above 3 take
 minutes, so the default sizes are 1, 2 and 3.
 
@@ -48,7 +48,7 @@ import time
 import numpy as np
 import xarray as xr
 
-from ...measures.monte_carlo import DEFAULT_SE_MULTIPLE
+from ...measures.standard_errors import DEFAULT_SE_MULTIPLE
 from ...noise.conventions import as_convention
 from ...scenarios.reconstruction.data_holder import holder_measures
 from .cases import ATTACKS, PRIOR_ATTACKS, as_budget, attack_case, reconstruction_case

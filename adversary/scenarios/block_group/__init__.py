@@ -23,13 +23,13 @@ set of releases), :mod:`~.pymc_model` (the same joint in PyMC),
 Gibbs sampler computes).
 """
 
+from ..._lazy import lazy_names
 from .case import BlockGroupCase
 from .exact_posterior import exact_k2_window, posterior, x1_posterior
 from .maps import MAX_SPAN, maps_apply, measures_by_truth
 from .noise_laws import SUM_NOISE_CHOICES, BlockGroupNoise, noise_model, resolved_sum_noise
 from .paper_sampler import stationary_x1_probability
 from .prior import BlockGroupPrior, bounded_uniform, conditional_pmf, improper_uniform, point_mass
-from .pymc_model import model
 from .releases import decision_map, log_sums, release_grid, release_measures, x1_log_ratio
 from .setting import AttackSetting, attack_setting
 
@@ -60,3 +60,6 @@ __all__ = [
     "x1_log_ratio",
     "x1_posterior",
 ]
+
+# The PyMC model is imported on first use: the closed forms need no PyMC.
+__getattr__, __dir__ = lazy_names(__name__, {"model": ".pymc_model"}, globals())

@@ -8,8 +8,8 @@ case together, and implements :class:`~adversary.measures.protocol.Attack`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import pymc as pm
 import xarray as xr
 
 from ..._validation import as_counts, as_probability
@@ -19,11 +19,14 @@ from ...measures.protocol import CaseFields
 from ...measures.protocol import prior_label as prior_label_of
 from ...measures.releases import DEFAULT_TAIL_MASS
 from ...noise.mechanisms import NoiseMechanism
-from . import exact_posterior, pymc_model
+from . import exact_posterior
 from .noise_laws import _mechanism_pair, resolved_sum_noise
 from .prior import BlockGroupPrior, improper_uniform
 from .releases import decision_map, release_measures
 from .setting import _validated_releases, attack_setting
+
+if TYPE_CHECKING:  # imported where a PyMC model is built
+    import pymc as pm
 
 __all__ = ["BlockGroupCase"]
 
@@ -88,6 +91,8 @@ class BlockGroupCase(CaseFields):
 
     def model(self, prior_label: str | None = None) -> pm.Model:
         """The PyMC model (:func:`model`) of this case under one prior (default: the first)."""
+        from . import pymc_model  # PyMC: imported when a model is built
+
         return pymc_model.model(*self.releases, **self._arguments(prior_label))
 
     def posterior(self, prior_label: str | None = None) -> xr.DataArray:

@@ -18,11 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pymc as pm
-import pytensor.tensor as pt
 
 from ..._validation import as_counts
-from ...distributions import BoundedUniform, FinitePmf, ImproperUniform, PointMass
 
 __all__ = [
     "BlockGroupPrior",
@@ -72,6 +69,11 @@ class BlockGroupPrior:
         bound; a point mass or pmf gets a ``Potential`` for the constraint and,
         for a pmf, the log of its renormalising mass ``Σ_{v ≥ k1} w(v)``.
         """
+        import pymc as pm
+        import pytensor.tensor as pt
+
+        from ...distributions import BoundedUniform, FinitePmf, ImproperUniform, PointMass
+
         if self.kind == "improper_uniform":
             return ImproperUniform(name, lower=x1)
         if self.kind == "bounded_uniform":

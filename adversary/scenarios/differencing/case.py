@@ -29,9 +29,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pymc as pm
 
 from ..._validation import (
     MAX_EXACT_COUNT,
@@ -43,7 +43,6 @@ from ..._validation import (
     is_noise_free,
 )
 from ...budget import detailed_rho
-from ...distributions import BernoulliCount, NoiseRelease
 from ...measures.decision import DEFAULT_TIE_RULE, check_tie_rule
 from ...measures.marginal import MarginalMeasures
 from ...measures.noise import resolve
@@ -52,6 +51,9 @@ from ...measures.protocol import prior_label as prior_label_of
 from ...memory import TABLE_ARRAYS, check_memory
 from ...noise.mechanisms import DiscreteGaussianNoise, FinitePmfNoise, NoiseMechanism
 from ..multi_query.measures import METHODS, look_measures
+
+if TYPE_CHECKING:  # imported where a PyMC model is built
+    import pymc as pm
 
 __all__ = ["DifferencingCase", "Look"]
 
@@ -176,6 +178,10 @@ class DifferencingCase(CaseFields):
     def model(self, prior_label: str | None = None) -> pm.Model:
         """``X1`` (:class:`~adversary.distributions.BernoulliCount`) and one
         :func:`~adversary.distributions.NoiseRelease` per look, observed."""
+        import pymc as pm
+
+        from ...distributions import BernoulliCount, NoiseRelease
+
         p = self.priors[prior_label_of(self.priors, prior_label)]
         observed = self._observed()
         with pm.Model() as model:

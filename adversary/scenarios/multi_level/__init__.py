@@ -43,6 +43,7 @@ holder's measures over the sums of :mod:`~.sums`), :mod:`~.pymc_model` and
 :mod:`~.case`.
 """
 
+from ..._lazy import lazy_names
 from .case import MultiLevelCase
 from .data_holder import (
     correct_decision_probability,
@@ -52,7 +53,6 @@ from .data_holder import (
     marginals,
 )
 from .inputs import LEVELS_2020, rhos_2020
-from .pymc_model import model
 from .scores import decision, log_likelihood_ratio, posterior, risk
 from .sums import DEFAULT_GRID_WIDTH, EXPIT_SECOND_DERIVATIVE_BOUND, MultiLevelMarginals
 
@@ -74,3 +74,6 @@ __all__ = [
     "rhos_2020",
     "risk",
 ]
+
+# The PyMC model is imported on first use: the closed forms need no PyMC.
+__getattr__, __dir__ = lazy_names(__name__, {"model": ".pymc_model"}, globals())

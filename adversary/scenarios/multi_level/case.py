@@ -17,7 +17,6 @@ from ...noise import noise_variance
 from ...noise.mechanisms import NoiseMechanism
 from .data_holder import marginals
 from .inputs import checked_known_counts, checked_releases, checked_rhos, truth_has_c
-from .pymc_model import model
 from .scores import posterior
 from .sums import DEFAULT_GRID_WIDTH
 
@@ -150,6 +149,8 @@ class MultiLevelCase(CaseFields):
 
     def model(self, prior_label: str | None = None):
         """The PyMC model (:func:`model`) given the observed releases of the ℓ levels."""
+        from .pymc_model import model  # PyMC: imported when a model is built
+
         return model(
             self._observed(),
             self._prior(prior_label),

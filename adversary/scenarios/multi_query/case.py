@@ -7,8 +7,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-import pymc as pm
-import pytensor.tensor as pt
 import xarray as xr
 
 from ..._validation import as_index, scalar_positive
@@ -273,6 +271,9 @@ class MultiQueryCase(CaseFields):
         :class:`~adversary.scenarios.reconstruction.ReconstructionCase` whose
         queries are the looks (the others' contribution subtracted).
         """
+        import pymc as pm
+        import pytensor.tensor as pt
+
         if self.releases is None:
             raise ValueError("releases: the case states no noisy counts to condition on")
         possible, classes, prior, incidence = self._possible_prior(prior_label)

@@ -19,9 +19,9 @@ import numpy as np
 
 from ...measures.decision import truth_credit
 from ...measures.marginal import MarginalMeasures
-from ...measures.monte_carlo import DEFAULT_SE_MULTIPLE, credit_standard_error
 from ...measures.product_grid import noise_laws, product_law
 from ...measures.releases import DEFAULT_TAIL_MASS
+from ...measures.standard_errors import DEFAULT_SE_MULTIPLE, credit_standard_error
 from .likelihood import class_log_posteriors, log_likelihoods
 
 __all__ = ["MAX_GRID", "METHODS", "look_measures"]

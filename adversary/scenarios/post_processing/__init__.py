@@ -94,6 +94,7 @@ risk, decision), :mod:`~.data_holder` (the marginal measures (S6.8)),
 :mod:`~.curves` (Figure 6), :mod:`~.pymc_model` and :mod:`~.case`.
 """
 
+from ..._lazy import lazy_names
 from .case import PostProcessingCase
 from .curves import marginal_by_rho, marginal_by_x2_tilde
 from .data_holder import (
@@ -103,7 +104,6 @@ from .data_holder import (
     marginal_risk,
     marginals,
 )
-from .pymc_model import model
 from .release_noise import combined_noise
 from .releases import (
     AttackSetting,
@@ -140,3 +140,6 @@ __all__ = [
     "unprocessed_marginal_posterior",
     "unprocessed_marginal_risk",
 ]
+
+# The PyMC model is imported on first use: the closed forms need no PyMC.
+__getattr__, __dir__ = lazy_names(__name__, {"model": ".pymc_model"}, globals())

@@ -15,7 +15,6 @@ from ...measures.protocol import prior_label as prior_label_of
 from ...measures.releases import DEFAULT_TAIL_MASS
 from ...noise.mechanisms import NoiseMechanism
 from .data_holder import marginals
-from .pymc_model import model
 from .release_noise import mechanism_tables, release_noise
 from .releases import attack_setting
 from .rule import scalar_count
@@ -112,6 +111,8 @@ class PostProcessingCase(CaseFields):
         exact sum). Enumerating it needs stated ranges for the noisy counts
         (:meth:`enumeration_ranges`).
         """
+        from .pymc_model import model  # PyMC: imported when a model is built
+
         gaussian = resolve(self.rho, self.convention, self.mechanism)[1] is None
         if self.exact_sum and gaussian:
             raise ValueError(

@@ -8,7 +8,6 @@ rounding (``x̄1`` halfway between two integers) go up.
 from __future__ import annotations
 
 import numpy as np
-import pytensor.tensor as pt
 
 from ..._validation import as_counts, as_integers
 
@@ -66,6 +65,8 @@ def post_process_graph(x1_star, y1_star, x2_tilde, d: int):
     ``clip(⌊(2N + d + 1) / (2(d + 1))⌋, 0, x̃2)`` with ``N = d x1* - y1* + x̃2``;
     PyTensor's integer ``//`` is floor division, as numpy's.
     """
+    import pytensor.tensor as pt
+
     x1_star = pt.cast(pt.as_tensor_variable(x1_star), "int64")
     y1_star = pt.cast(pt.as_tensor_variable(y1_star), "int64")
     x2_tilde = pt.cast(pt.as_tensor_variable(x2_tilde), "int64")

@@ -25,8 +25,8 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ...measures.decision import truth_credit
-from ...measures.monte_carlo import DEFAULT_SE_MULTIPLE, credit_standard_error
 from ...measures.product_grid import NoiseGrid, product_law
+from ...measures.standard_errors import DEFAULT_SE_MULTIPLE, credit_standard_error
 from .adversaries import PublishedLaw, noisy_log_ratio
 
 __all__ = [

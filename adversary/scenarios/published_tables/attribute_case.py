@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pymc as pm
-import pytensor.tensor as pt
 from scipy.special import logsumexp
 
 from ..._validation import as_counts
@@ -18,6 +17,9 @@ from ...memory import check_memory
 from .adversaries import PublishedLaw, published_law
 from .attribute import attribute_measures, noisy_ratio_laws, published_ratio_laws
 from .setting import POST_PROCESSING, BlockGroupTables, block_counts
+
+if TYPE_CHECKING:  # imported where a PyMC model is built
+    import pymc as pm
 
 __all__ = ["PublishedAttributeCase"]
 
@@ -224,6 +226,9 @@ class PublishedAttributeCase(CaseFields, BlockGroupTables):
     def model(self, prior_label: str | None = None) -> pm.Model:
         """``C`` (``pm.Categorical`` over the categories) and the published tables' log
         likelihood as a ``pm.Potential`` (summed over the noise grid)."""
+        import pymc as pm
+        import pytensor.tensor as pt
+
         prior = np.array(self.priors[prior_label_of(self.priors, prior_label)])
         log_likelihood = self._log_likelihood()
         with pm.Model() as model:

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import pymc as pm
-import pytensor.tensor as pt
 
 from ..._validation import as_counts, as_generator, binary_priors
-from ...distributions import BernoulliCount
 from ...measures.marginal import MarginalMeasures
-from ...measures.monte_carlo import DEFAULT_SE_MULTIPLE
 from ...measures.protocol import CaseFields
 from ...measures.protocol import prior_label as prior_label_of
+from ...measures.standard_errors import DEFAULT_SE_MULTIPLE
 from ...memory import check_memory
 from ...noise.mechanisms import NoiseMechanism
 from .adversaries import (
@@ -27,6 +25,9 @@ from .adversaries import (
 )
 from .grid import MAX_NOISE_VECTORS, grid_size
 from .setting import POST_PROCESSING, BlockGroupTables, block_counts
+
+if TYPE_CHECKING:  # imported where a PyMC model is built
+    import pymc as pm
 
 __all__ = ["POST_PROCESSING", "PublishedTablesCase"]
 
@@ -312,6 +313,11 @@ class PublishedTablesCase(CaseFields, BlockGroupTables):
     def model(self, prior_label: str | None = None) -> pm.Model:
         """``X1`` (:class:`~adversary.distributions.BernoulliCount`) and the published table's
         log likelihood as a ``pm.Potential`` (the table's law has no closed form)."""
+        import pymc as pm
+        import pytensor.tensor as pt
+
+        from ...distributions import BernoulliCount
+
         p = self.priors[prior_label_of(self.priors, prior_label)]
         m = self.known_counts[self.target_block]
         with np.errstate(divide="ignore"):

@@ -28,33 +28,31 @@ noisy table, beats the prior alone.
   releases drawn from the model (:func:`simulated`).
 """
 
-from __future__ import annotations
+from ..._lazy import lazy_names
 
-from .case import ReconstructionCase
-from .classification import DETAILED, PL94_QUERIES, REDUCED, Classification, pl94_queries
-from .data_holder import holder_measures
-from .measures import ReconstructionMeasures, posterior_measures, prior_measures
-from .posterior import HistogramPosterior, exact_posterior, prior_posterior, sampled_posterior
-from .run import enumerable, reconstruct
-from .simulate import pl94_block, simulated
+_LAZY = {
+    "Classification": ".classification",
+    "DETAILED": ".classification",
+    "HistogramPosterior": ".posterior",
+    "PL94_QUERIES": ".classification",
+    "REDUCED": ".classification",
+    "ReconstructionCase": ".case",
+    "ReconstructionMeasures": ".measures",
+    "enumerable": ".run",
+    "exact_posterior": ".posterior",
+    "holder_measures": ".data_holder",
+    "pl94_block": ".simulate",
+    "pl94_queries": ".classification",
+    "posterior_measures": ".measures",
+    "prior_measures": ".measures",
+    "prior_posterior": ".posterior",
+    "reconstruct": ".run",
+    "sampled_posterior": ".posterior",
+    "simulated": ".simulate",
+}
 
-__all__ = [
-    "DETAILED",
-    "PL94_QUERIES",
-    "REDUCED",
-    "Classification",
-    "HistogramPosterior",
-    "ReconstructionCase",
-    "ReconstructionMeasures",
-    "enumerable",
-    "exact_posterior",
-    "holder_measures",
-    "pl94_block",
-    "pl94_queries",
-    "posterior_measures",
-    "prior_measures",
-    "prior_posterior",
-    "reconstruct",
-    "sampled_posterior",
-    "simulated",
-]
+__all__ = sorted(_LAZY)
+
+# Names are imported on first use: a case (or the classifications) alone loads neither
+# the numba kernels of the posteriors nor SciPy's statistics of the measures.
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())

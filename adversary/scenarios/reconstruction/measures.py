@@ -36,7 +36,6 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-import arviz as az
 import numpy as np
 import xarray as xr
 from scipy import stats
@@ -122,6 +121,8 @@ def posterior_measures(
 
 def _standard_errors(draws: np.ndarray, truth: np.ndarray) -> dict:
     """Monte Carlo standard errors of the sampled means (ArviZ's ESS of each indicator)."""
+    from arviz_stats import mcse as arviz_mcse  # ArviZ's statistics: only where they are used
+
     out = {}
     series = {
         "p_true_histogram": (draws == truth).all(axis=-1).astype(np.float64),
@@ -131,7 +132,7 @@ def _standard_errors(draws: np.ndarray, truth: np.ndarray) -> dict:
         if values.shape[-1] < 2 or np.all(values == values.flat[0]):
             out[name] = None  # one draw per chain, or every draw alike: no error estimable
             continue
-        mcse = float(az.mcse(xr.DataArray(values, dims=("chain", "draw")), method="mean"))
+        mcse = float(arviz_mcse(xr.DataArray(values, dims=("chain", "draw")), method="mean"))
         out[name] = mcse if np.isfinite(mcse) else None
     overlap = out["expected_overlap"]
     out["overlap_share"] = None if overlap is None else overlap / int(truth.sum())

@@ -26,11 +26,11 @@ latent and the swap indicators) and :mod:`.case` the attacks ``adversary run``
 and ``adversary risk`` take.
 """
 
+from ..._lazy import lazy_names
 from . import single_block, unknown_attribute
 from .block import Composition
 from .case import SwappingBlockCase, SwappingUnknownAttributeCase
 from .laws import HouseholdSwapLaw, SwapLaw
-from .pymc_model import model
 
 __all__ = [
     "Composition",
@@ -42,3 +42,6 @@ __all__ = [
     "single_block",
     "unknown_attribute",
 ]
+
+# The PyMC model is imported on first use: the closed forms need no PyMC.
+__getattr__, __dir__ = lazy_names(__name__, {"model": ".pymc_model"}, globals())

@@ -16,7 +16,6 @@ from ...measures.protocol import prior_label as prior_label_of
 from . import single_block, unknown_attribute
 from .block import Composition, check_block, check_cell, check_target
 from .laws import as_law, swap_probabilities
-from .pymc_model import model
 
 __all__ = ["SwappingBlockCase", "SwappingUnknownAttributeCase"]
 
@@ -111,6 +110,8 @@ class SwappingBlockCase(CaseFields):
 
     def model(self, prior_label: str | None = None):
         """The PyMC model (:mod:`.pymc_model`) given ``observed_release``, under one prior."""
+        from .pymc_model import model  # PyMC: imported when a model is built
+
         p = self.priors[prior_label_of(self.priors, prior_label)]
         attack = single_block.hypotheses(*self._setting())
         return model(attack, (self.observed_release,), (1.0 - p, p), known_count=self.known_count)
@@ -189,6 +190,8 @@ class SwappingUnknownAttributeCase(CaseFields):
 
     def model(self, prior_label: str | None = None):
         """The PyMC model (:mod:`.pymc_model`) given ``observed_release``, under one prior."""
+        from .pymc_model import model  # PyMC: imported when a model is built
+
         prior = self.priors[prior_label_of(self.priors, prior_label)]
         attack = unknown_attribute.hypotheses(*self._setting())
         return model(attack, self.observed_release, prior)

@@ -62,9 +62,9 @@ measures, by :mod:`~.gaussian` for discrete Gaussian noise and
 :mod:`~.pymc_model` (PyMC) and :mod:`~.case`.
 """
 
+from ..._lazy import lazy_names
 from .case import UnknownAttributeCase
 from .data_holder import correct_decision_probability, marginal_posterior, marginal_risk, marginals
-from .pymc_model import model
 from .scores import decision, log_likelihood_ratios, posterior, release_pmf, risk
 from .sums import (
     DEFAULT_GRID_WIDTH,
@@ -90,3 +90,6 @@ __all__ = [
     "release_pmf",
     "risk",
 ]
+
+# The PyMC model is imported on first use: the closed forms need no PyMC.
+__getattr__, __dir__ = lazy_names(__name__, {"model": ".pymc_model"}, globals())

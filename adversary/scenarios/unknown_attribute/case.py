@@ -17,7 +17,6 @@ from ...noise import noise_variance
 from ...noise.mechanisms import NoiseMechanism
 from . import inputs
 from .data_holder import marginals
-from .pymc_model import model
 from .scores import decision, posterior
 from .sums import DEFAULT_GRID_WIDTH, UnknownAttributeMarginals
 
@@ -196,6 +195,8 @@ class UnknownAttributeCase(CaseFields):
 
     def model(self, prior_label: str | None = None):
         """The PyMC model (:func:`model`) given the observed releases, under one prior."""
+        from .pymc_model import model  # PyMC: imported when a model is built
+
         return model(self._observed(), categories=self.categories, **self._arguments(prior_label))
 
     def posterior(self, prior_label: str | None = None):
