@@ -7,13 +7,13 @@ before and while it computes); ``bare s`` a ``python -c pass`` of the same
 interpreter. A command starts computing after about ``bare + imports``
 seconds (``start s``); the rest of ``wall`` is its computation and output.
 
-Commands (the shipped cases need no file; ``run`` takes a model file of one
-latent count and two releases, written to a temporary folder):
+Commands (the factory's file is written to a temporary folder):
 
 - ``help`` — ``adversary --help``;
-- ``risk dare_county``, ``risk granville_county``, ``risk every_query`` —
-  closed forms, exact sums and a simulation of the releases;
-- ``run coin.py`` — a factory model, enumerated through PyMC.
+- ``risk-dare``, ``risk-granville``, ``risk-every-query`` — ``adversary risk``
+  on three shipped cases: closed forms, exact sums, a simulation of the releases;
+- ``run-factory`` — ``adversary run`` on a factory model file (the
+  three-category attack), enumerated through PyMC.
 
 Run ``python benchmarks/startup.py [--repeat R] [--json]``; see
 ``benchmarks/README.md``.
@@ -34,28 +34,29 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-COIN = textwrap.dedent(
+#: A factory model file of the three-category attack: cell C among three, each count released.
+THREE_CELLS = textwrap.dedent(
     """
     import pymc as pm
-    from adversary.distributions import BernoulliCount, DiscreteGaussian
+    from adversary.distributions import DiscreteGaussian, FinitePmf
 
-    PRIORS = {"1/4": 0.25}
-    TRUTH = {"X": 4}
+    PRIORS = {"skewed": (0.5, 0.3, 0.2)}
+    TRUTH = {"C": 0}
 
-    def model(prior=0.25):
+    def model(prior=(0.5, 0.3, 0.2)):
         with pm.Model() as m:
-            x = BernoulliCount("X", known=3, p=prior)
-            DiscreteGaussian("first", mu=x, rho=0.5, observed=4)
-            DiscreteGaussian("second", mu=x, rho=0.5, observed=5)
+            cell = FinitePmf("C", support=[0, 1, 2], probs=prior)
+            for k, (known, release) in enumerate([(5, 6), (2, 2), (0, 1)]):
+                DiscreteGaussian(f"x{k}", mu=known + (cell == k), rho=0.0992, observed=release)
         return m
     """
 )
 COMMANDS = {
     "help": ["--help"],
-    "risk dare_county": ["risk", "dare_county"],
-    "risk granville_county": ["risk", "granville_county"],
-    "risk every_query": ["risk", "every_query"],
-    "run coin.py": ["run", "{coin}"],
+    "risk-dare": ["risk", "dare_county"],
+    "risk-granville": ["risk", "granville_county"],
+    "risk-every-query": ["risk", "every_query"],
+    "run-factory": ["run", "{factory}"],
 }
 #: ``-X importtime``'s line for a module imported at the top level (no indentation).
 _TOP_LEVEL = re.compile(r"^import time:\s+\d+ \|\s+(\d+) \| [^ ]", re.MULTILINE)
@@ -80,14 +81,14 @@ def run(repeat: int, names=tuple(COMMANDS)) -> dict:
     times = {name: {"wall": [], "imports": []} for name in names}
     bare = []
     with tempfile.TemporaryDirectory() as folder:
-        coin = Path(folder) / "coin.py"
-        coin.write_text(COIN)
+        factory = Path(folder) / "three_cells.py"
+        factory.write_text(THREE_CELLS)
         for _ in range(repeat):
             start = time.perf_counter()
             subprocess.run([sys.executable, "-c", "pass"], check=True)
             bare.append(time.perf_counter() - start)
             for name in names:
-                arguments = [a.format(coin=coin) for a in COMMANDS[name]]
+                arguments = [a.format(factory=factory) for a in COMMANDS[name]]
                 wall, imports = timed(["-m", "adversary", *arguments], env)
                 times[name]["wall"].append(wall)
                 times[name]["imports"].append(imports)
@@ -115,29 +116,32 @@ def table(result: dict) -> str:
     lines = [
         f"median of {result['repeat']} processes, bare interpreter {result['bare_s']:.2f} s, "
         f"load average {result['load_average_1min']:.1f}",
-        f"{'command':<24}{'wall s':>8}{'imports s':>11}{'start s':>9}",
+        f"{'command':<18}{'wall s':>8}{'imports s':>11}{'start s':>9}",
     ]
     for row in result["results"]:
         lines.append(
-            f"{row['command']:<24}{row['wall_s']:>8.2f}{row['imports_s']:>11.2f}"
+            f"{row['command']:<18}{row['wall_s']:>8.2f}{row['imports_s']:>11.2f}"
             f"{row['start_s']:>9.2f}"
         )
     return "\n".join(lines)
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=3, help="processes per command")
-    parser.add_argument("--commands", default=",".join(COMMANDS), help="comma-separated")
+    parser.add_argument("--repeat", type=_positive, default=3, help="processes per command")
+    parser.add_argument(
+        "--commands", nargs="+", choices=list(COMMANDS), default=list(COMMANDS), metavar="NAME"
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args(argv)
-    if args.repeat < 1:
-        parser.error(f"--repeat must be a positive integer, got {args.repeat}")
-    names = tuple(args.commands.split(","))
-    unknown = sorted(set(names) - set(COMMANDS))
-    if unknown:
-        parser.error(f"--commands: unknown {', '.join(unknown)}; have {', '.join(COMMANDS)}")
-    result = run(args.repeat, names)
+    result = run(args.repeat, tuple(args.commands))
     print(json.dumps(result, indent=2) if args.json else table(result))
     return 0
 

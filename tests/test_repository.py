@@ -30,6 +30,7 @@ LAYERS = [
         "accounting",
         "budget",
         "budget_files",
+        "paper_setting",
         "empirical",
     },
     {"distributions"},
