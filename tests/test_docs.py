@@ -2,8 +2,9 @@
 
 One Sphinx build into a temporary directory (its pages that run code — the
 scenario pages, the attack-model how-to and the reproduction report — are
-executed, so their examples are tested too); the tests then look at what it
-wrote, including that no page loads anything from the network (the site is
+executed, so their examples are tested too, with ``ADVERSARY_FAST=1``: the
+pages with long Monte Carlo runs take a tenth of their replications); the tests
+then look at what it wrote, including that no page loads anything from the network (the site is
 read offline, its formulas typeset by its own MathJax). PyTensor's and
 matplotlib's caches stay in the build tree.
 """
@@ -37,6 +38,7 @@ def site(tmp_path_factory):
     warnings = out / "warnings.txt"
     html = out / "html"
     env = os.environ | {
+        "ADVERSARY_FAST": "1",  # pages with long Monte Carlo runs take a tenth of them
         "PYTENSOR_FLAGS": f"base_compiledir={BUILD / 'pytensor'}",
         "MPLBACKEND": "Agg",
         "MPLCONFIGDIR": str(BUILD / "matplotlib"),
