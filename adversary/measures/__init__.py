@@ -8,6 +8,8 @@
   it (ρ and convention, or a mechanism) and its table;
 - :mod:`~adversary.measures.monte_carlo` — the measures of any PyMC attack
   model by simulation;
+- :mod:`~adversary.measures.standard_errors` — the Monte Carlo standard errors
+  every simulated measure reports (no PyMC: the closed-form scenarios use them);
 - :mod:`~adversary.measures.structure` — a model's functions compiled once per
   structure (its float constants shared variables), so a scan over ρ does
   not recompile;

@@ -61,7 +61,7 @@ from .standard_errors import DEFAULT_SE_MULTIPLE, credit_standard_error
 from .stated import Statements, decision_credit, risk_error, state_attack
 from .structure import structured
 
-__all__ = ["DEFAULT_SE_MULTIPLE", "METHODS", "credit_standard_error", "monte_carlo_measures"]
+__all__ = ["METHODS", "monte_carlo_measures"]
 
 #: How the adversary's posterior is computed for each simulated release set.
 METHODS = ("exact", "mcmc")

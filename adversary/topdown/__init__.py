@@ -12,32 +12,42 @@ invariants, non-negativity, then integers (JASON 2022, Sec. 5.1 and 6.3).
 - :mod:`.bias` — the bias measure B of eq. (6-3) and its windowed mean;
 - :mod:`.every_query` — TopDown with every PL 94-171 query over a synthetic
   state (GLS per unit, non-negativity for any ``AᵀWA``, county subtrees on Dask).
-
-Names are imported on first use: the population engine's workers need only
-:mod:`.bias`, not the every-query solver (and what it imports).
 """
 
-from .._lazy import lazy_names
+from __future__ import annotations
 
-_LAZY = {
-    "bias_measure": ".bias",
-    "check_parents": ".hierarchy",
-    "children_of": ".hierarchy",
-    "consistency_constraints": ".hierarchy",
-    "constrained_wls": ".solver",
-    "every_query_runs": ".every_query",
-    "every_query_topdown": ".every_query",
-    "jason_iteration": ".solver",
-    "nonnegative_family_fit": ".every_query",
-    "nonnegative_wls": ".solver",
-    "round_keeping_total": ".rounding",
-    "scipy_wls": ".solver",
-    "topdown": ".hierarchy",
-    "topdown_many": ".hierarchy",
-    "truth_tables": ".every_query",
-    "windowed_mean": ".bias",
-}
+from .bias import bias_measure, windowed_mean
+from .every_query import (
+    every_query_runs,
+    every_query_topdown,
+    nonnegative_family_fit,
+    truth_tables,
+)
+from .hierarchy import (
+    check_parents,
+    children_of,
+    consistency_constraints,
+    topdown,
+    topdown_many,
+)
+from .rounding import round_keeping_total
+from .solver import constrained_wls, jason_iteration, nonnegative_wls, scipy_wls
 
-__all__ = sorted(_LAZY)
-
-__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
+__all__ = [
+    "bias_measure",
+    "check_parents",
+    "children_of",
+    "consistency_constraints",
+    "constrained_wls",
+    "every_query_runs",
+    "every_query_topdown",
+    "jason_iteration",
+    "nonnegative_family_fit",
+    "nonnegative_wls",
+    "round_keeping_total",
+    "scipy_wls",
+    "topdown",
+    "topdown_many",
+    "truth_tables",
+    "windowed_mean",
+]
