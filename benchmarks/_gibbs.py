@@ -72,7 +72,9 @@ def pymc_runners(chain: Callable) -> dict:
     return {"ours": partial(chain, inference.sample), "pymc": partial(chain, pm.sample)}
 
 
-def run_samplers(runners: dict, steps: dict, chains, tune, draws, seed, warmup=None) -> list:
+def run_samplers(
+    runners: dict, steps: dict, chains, tune, draws, seed, warmup=None, cold_warmup=None
+) -> list:
     """Every sampler's chains, interleaved (chain 0 of each, then chain 1 of each, …).
 
     ``runners[name](tune, draws, seed)`` runs one chain and returns ``(values,
@@ -80,7 +82,11 @@ def run_samplers(runners: dict, steps: dict, chains, tune, draws, seed, warmup=N
     over all samplers alike. Chain ``c`` of every sampler uses seed ``seed +
     c``. With ``warmup`` (``{"tune": …, "draws": …}``) each sampler first runs
     one short chain whose wall-clock time — mostly JIT compilation on a cold
-    start — is reported as ``warmup_s``.
+    start — is reported as ``warmup_s``. With ``cold_warmup`` (``name ->
+    seconds``: that chain timed in a fresh process with an empty compile cache of
+    its own) ``warmup_s`` is that instead: in one process the first sampler's
+    warm-up would compile what a later one reuses (the model's log-p, PyTensor's
+    C module, numba's start), so a shared cache favours whichever runs later.
     """
     warm = dict.fromkeys(runners, 0.0)
     if warmup:
@@ -88,6 +94,8 @@ def run_samplers(runners: dict, steps: dict, chains, tune, draws, seed, warmup=N
             start = time.perf_counter()
             runner(warmup["tune"], warmup["draws"], seed)
             warm[name] = time.perf_counter() - start
+            if cold_warmup is not None:
+                warm[name] = cold_warmup(name)
     parts = {name: [] for name in runners}
     for chain in range(chains):
         for name, runner in runners.items():
@@ -236,18 +244,19 @@ def compare_samplers(
     config: dict,
     seed: int,
     warmup: dict | None,
+    cold_warmup=None,
 ) -> dict:
     """Run ``chain_runners[name](subject, tune, draws, seed)`` of every sampler; the result.
 
     The JSON-ready ``config`` (with the seed, one core), ``results`` (one
     :func:`summarise` row per sampler, with :func:`add_ratios` when ``ours``
-    ran) and ``environment``.
+    ran) and ``environment``. ``warmup``, ``cold_warmup``: as for :func:`run_samplers`.
     """
     runners = {
         name: lambda tune, draws, s, run=run: run(subject, tune, draws, s)
         for name, run in chain_runners.items()
     }
-    runs = run_samplers(runners, steps, seed=seed, warmup=warmup, **config)
+    runs = run_samplers(runners, steps, seed=seed, warmup=warmup, cold_warmup=cold_warmup, **config)
     rows = [summarise(run, estimands, config["tune"]) for run in runs]
     if "ours" in chain_runners:
         add_ratios(rows, estimands)

@@ -19,9 +19,10 @@ assignment. Samplers (``_peer_samplers``):
 
 Every sampler runs the same chains, tuning and draws, chains interleaved, one
 core (``_gibbs.compare_samplers``). ``warm ESS/s`` is ESS over the sampling
-loops; ``cold ESS/s`` is ESS over everything the sampler spent in this
-process: its first short chain (compilation: on the warm ``build/pytensor``
-cache, or an empty one with ``--cold``; NumPyro's JIT), set-up and sampling.
+loops; ``cold ESS/s`` is ESS over everything the sampler spent: its first
+short chain (compilation: on the warm ``build/pytensor`` cache; with ``--cold``
+timed in a fresh process with an empty cache of its own, so that no sampler
+reuses what another compiled; NumPyro's JIT), set-up and sampling.
 ``best`` is each row's warm ESS/s over the best sampler's. Each estimate is
 compared with the exact answer (``z`` in Monte Carlo standard errors).
 
@@ -37,7 +38,9 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import subprocess
 import sys
+import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -249,12 +252,23 @@ def runners(peer: Peer, samplers) -> tuple[dict, dict]:
     return out, notes
 
 
-def run_model(peer: Peer, config: dict, seed: int, samplers=SAMPLERS, warmup=True) -> dict:
-    """Every available sampler on ``peer``, interleaved; rows with warm/cold ESS/s and ``best``."""
+def run_model(
+    peer: Peer, config: dict, seed: int, samplers=SAMPLERS, warmup=True, cold=False
+) -> dict:
+    """Every available sampler on ``peer``, interleaved; rows with warm/cold ESS/s and ``best``.
+
+    ``cold``: each sampler's warm-up chain is timed in a fresh process with an empty compile
+    cache of its own (:func:`fresh_warmup`)."""
     chains, notes = runners(peer, samplers)
     steps = {name: [] for name in chains}
+    fresh = None
+    if cold:
+
+        def fresh(sampler):
+            return fresh_warmup(peer.name, sampler, seed)["warmup_s"]
+
     result = harness.compare_samplers(
-        peer.subject, chains, steps, peer.estimands, config, seed, WARMUP if warmup else None
+        peer.subject, chains, steps, peer.estimands, config, seed, WARMUP if warmup else None, fresh
     )
     for estimand in peer.estimands:
         key = estimand.key
@@ -266,15 +280,37 @@ def run_model(peer: Peer, config: dict, seed: int, samplers=SAMPLERS, warmup=Tru
     return {"model": peer.name, **result, "notes": notes}
 
 
-def run_benchmark(config_name: str, seed: int = 0, names=None, samplers=SAMPLERS, warmup=True):
+def run_benchmark(
+    config_name: str, seed: int = 0, names=None, samplers=SAMPLERS, warmup=True, cold=False
+):
     """Each chosen model at its ``config_name`` (``full``/``quick`` or a config dict)."""
     chosen = peer_models(seed)
     results = []
     for name in names or chosen:
         peer = chosen[name]
         config = peer.runs[config_name] if isinstance(config_name, str) else config_name
-        results.append(run_model(peer, config, seed, samplers, warmup))
+        results.append(run_model(peer, config, seed, samplers, warmup, cold))
     return {"seed": seed, "models": results}
+
+
+def fresh_warmup(model: str, sampler: str, seed: int = 0) -> dict:
+    """``{"warmup_s": …, "base_compiledir": …}``: seconds of ``sampler``'s warm-up chain on
+    ``model`` in a new process with an empty compile cache of its own (``--cold``; the folder
+    is removed when the process ends), imports and all else before the chain excluded."""
+    command = [sys.executable, __file__, "--warmup-of", model, sampler, "--seed", str(seed)]
+    done = subprocess.run([*command, "--cold"], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def _warmup_of(model: str, sampler: str, seed: int) -> float:
+    """The warm-up chain of ``sampler`` on ``model``, timed in this process."""
+    peer = peer_models(seed)[model]
+    chain = runners(peer, [sampler])[0][sampler]
+    start = time.perf_counter()
+    chain(peer.subject, WARMUP["tune"], WARMUP["draws"], seed)
+    return time.perf_counter() - start
 
 
 def format_table(result: dict) -> str:
@@ -313,8 +349,22 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--models", default=None, help="comma-separated model names")
     parser.add_argument("--samplers", default=",".join(SAMPLERS))
-    parser.add_argument("--cold", action="store_true", help="compile into an empty cache")
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="compile into an empty cache; each sampler's warm-up in a fresh process of its own",
+    )
+    parser.add_argument("--warmup-of", nargs=2, metavar=("MODEL", "SAMPLER"), help="internal")
     args = parser.parse_args(argv)
+    if args.warmup_of:  # a child of fresh_warmup: one warm-up chain, its seconds as JSON
+        logging.getLogger("pymc").setLevel(logging.ERROR)
+        warnings.filterwarnings("ignore")
+        import pytensor
+
+        seconds = _warmup_of(*args.warmup_of, args.seed)
+        folder = str(pytensor.config.base_compiledir)
+        print(json.dumps({"warmup_s": seconds, "base_compiledir": folder}))
+        return 0
     names = args.models.split(",") if args.models else None
     known = peer_models(args.seed)
     for name in names or []:
@@ -326,7 +376,8 @@ def main(argv=None) -> int:
             parser.error(f"--samplers: unknown sampler {name!r}; have {', '.join(SAMPLERS)}")
     logging.getLogger("pymc").setLevel(logging.ERROR)
     warnings.filterwarnings("ignore")
-    result = run_benchmark("quick" if args.quick else "full", args.seed, names, samplers)
+    config = "quick" if args.quick else "full"
+    result = run_benchmark(config, args.seed, names, samplers, cold=args.cold)
     print(json.dumps(result, indent=2, default=float) if args.json else format_table(result))
     return 0
 

@@ -11,6 +11,7 @@ No timing is asserted.
 
 import json
 import math
+import os
 
 import numpy as np
 import pytest
@@ -119,3 +120,34 @@ def test_models_the_peers_cannot_run_say_why(bench):
     runners, notes = bench.runners(chosen["gibbs_block_group"], ["numpyro_gibbs", "marginal"])
     assert not runners
     assert "unbounded" in notes["marginal"] and "X2" in notes["numpyro_gibbs"]
+
+
+def test_a_cold_warmup_runs_in_a_fresh_process_with_an_empty_cache_of_its_own(bench):
+    """``--cold``: a sampler's warm-up chain is timed in a child process whose compile cache is
+    a new folder (removed when it ends), not the cache another sampler filled."""
+    import pytensor
+
+    child = bench.fresh_warmup("simple_2model", "pymc", seed=0)
+    folder = child["base_compiledir"]
+    assert child["warmup_s"] > 0
+    assert folder != str(pytensor.config.base_compiledir)
+    assert "pytensor-cold-" in folder
+    assert not os.path.exists(folder)
+
+
+def test_cold_rows_report_the_fresh_process_warmup(bench, monkeypatch):
+    calls = []
+
+    def fresh(model, sampler, seed=0):
+        calls.append((model, sampler, seed))
+        return {"warmup_s": 123.0, "base_compiledir": "elsewhere"}
+
+    monkeypatch.setattr(bench, "fresh_warmup", fresh)
+    peer = bench.peer_models(0)["simple_2model"]
+    tiny = {"chains": 1, "tune": 20, "draws": 40}
+    result = bench.run_model(peer, tiny, seed=4, samplers=("pymc",), cold=True)
+    (row,) = result["results"]
+    assert calls == [("simple_2model", "pymc", 4)]
+    assert row["warmup_s"] == 123.0
+    spent = 123.0 + row["setup_s"] + row["sampling_s"]
+    assert row["y_cold_ess_per_s"] == pytest.approx(row["y_ess"] / spent)
