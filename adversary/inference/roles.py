@@ -28,6 +28,12 @@ compiled function's inputs, not constants folded into it
 (:func:`data_as_inputs`): it depends on the model's structure only, so
 PyTensor's on-disk cache serves it to any later process sampling the same
 structure with other releases.
+
+A role whose terms mention no latent outside it (a lone Bernoulli beside a
+continuous model, an attack's one target given its releases) scores the
+same candidate stacks the same way at every point: it keeps each stack's
+scores (up to :data:`_FIXED_SCORE_SETS` stacks) and calls its function once
+per stack, not once per update.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pytensor.tensor as pt
+from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph.basic import equal_computations
 from pytensor.graph.replace import clone_replace, graph_replace, vectorize_graph
 from pytensor.graph.traversal import ancestors
@@ -51,6 +58,9 @@ __all__ = [
     "partition_roles",
     "term_mentions",
 ]
+
+#: Candidate stacks whose scores a role closed to the other latents keeps (RoleLogp).
+_FIXED_SCORE_SETS = 64
 
 
 def term_mentions(model, terms) -> list[set]:
@@ -106,8 +116,21 @@ class RoleLogp:
             model, [vectorised], [self.block, self.slot, *self.others, *data], compile_kwargs
         )
         self._slots = [np.array(i, dtype=np.int64) for i in range(len(members))]
+        # Scores by (slot, candidate stacks), for a role whose terms mention no latent outside
+        # it and no shared variable (which set_data could change): its scores are then a
+        # function of the stacks alone (a lone latent's: its prior times the likelihood of the
+        # data, the same at every point), so each is computed once; None otherwise.
+        closed = not any(
+            v in self.others or isinstance(v, SharedVariable) for v in ancestors([vectorised])
+        )
+        self._fixed_scores: dict | None = {} if closed else None
 
     def __call__(self, block: np.ndarray, slot: int, point) -> np.ndarray:
+        if self._fixed_scores is not None:
+            key = (slot, block.shape, block.tobytes())
+            known = self._fixed_scores.get(key)
+            if known is not None:
+                return known.copy()
         args = [
             np.asarray(point[name], dtype=d)
             for name, d in zip(self.other_names, self._other_dtypes, strict=True)
@@ -115,6 +138,8 @@ class RoleLogp:
         (logp,) = self.fn(block, self._slots[slot], *args, *self._data)
         if logp.dtype != np.float64 or logp.shape != (len(block),):
             logp = np.broadcast_to(np.asarray(logp, dtype=np.float64), (len(block),))
+        if self._fixed_scores is not None and len(self._fixed_scores) < _FIXED_SCORE_SETS:
+            self._fixed_scores[key] = np.array(logp)
         return logp
 
 

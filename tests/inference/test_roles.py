@@ -121,3 +121,57 @@ def test_role_kernel_depends_on_the_model_structure_not_its_data(monkeypatch):
     assert kernel_keys(block_model(UNIFORM, releases=np.array([0, 4, 1]), rho=0.7)) == key
     other = kernel_keys(block_model(UNIFORM[:3]))
     assert other[0] != key[0] and other[1] != key[1]
+
+
+def _counted(role):
+    """Wrap the role's compiled function with a call counter; the counts list."""
+    calls, fn = [], role.logp.fn
+
+    def counted(*args):
+        calls.append(1)
+        return fn(*args)
+
+    role.logp.fn = counted
+    return calls
+
+
+def test_a_role_closed_to_the_other_latents_scores_each_stack_once():
+    """A Bernoulli beside a Normal: its scores never depend on the point, so one call per stack;
+    they still equal the model's log-p differences."""
+    with pm.Model() as model:
+        pm.Normal("x", -2.1, 1.0)
+        pm.Bernoulli("y", 0.4)
+    placed = compile_roles(model, [model.rvs_to_values[model["y"]]], {"y": ()})
+    role, slot = placed["y"]
+    calls = _counted(role)
+    logp = model.compile_logp()
+    candidates = np.array([[0], [1]])
+    for x in (-2.0, 0.5, 3.0):
+        point = {"x": np.array(x), "y": np.array(1)}
+        role.load(point)
+        scores = role.scores(slot, (0,), candidates, point)
+        full = np.array([logp({**point, "y": np.array(k)}) for k in (0, 1)])
+        np.testing.assert_allclose(scores - scores[0], full - full[0], rtol=0, atol=1e-12)
+    assert len(calls) == 1
+    role.scores(slot, (0,), np.array([[1], [0]]), point)  # another stack: computed
+    assert len(calls) == 2
+
+
+def test_roles_mentioning_another_latent_are_scored_at_every_update():
+    open_model = block_model(UNIFORM, count_latent=True)
+    placed = compile_roles(
+        open_model, open_model.value_vars, {v.name: () for v in open_model.value_vars}
+    )
+    assert placed["P0"][0].logp._fixed_scores is None  # the persons meet `extra` in sum_release
+    assert placed["extra"][0].logp._fixed_scores is None
+    closed = block_model(UNIFORM)
+    placed = compile_roles(closed, closed.value_vars, {v.name: () for v in closed.value_vars})
+    assert placed["P0"][0].logp._fixed_scores == {}
+
+
+def test_sampled_closed_roles_match_enumeration(kr):
+    model = block_model(MIXED)
+    table = enumerate_posterior(model)
+    tree = sample(model, draws=1500, tune=100, chains=2, cores=1, random_seed=5, progressbar=False)
+    for event in ({"P0": 0}, {"P2": 2}, lambda v: v["P1"] == v["P3"]):
+        kr.assert_within_mcse(tree, event, posterior_probability(table, event))
