@@ -8,6 +8,9 @@ except :func:`NoiseRelease`, a :class:`pymc.CustomDist` the samplers treat as
 unbounded (its log-p is ``-inf`` off a bounded mechanism's support).
 """
 
+from importlib import import_module
+
+from .._lazy import after_import
 from .discrete_gaussian import DiscreteGaussian, log_normaliser
 from .noise_release import NoiseRelease
 from .priors import (
@@ -20,10 +23,18 @@ from .priors import (
 )
 from .support import register_support_bounds, support_bounds
 
-try:  # draws under PyTensor's numba linker without its object-mode fallback warning
-    from . import _numba  # noqa: F401
-except ImportError:  # pragma: no cover - numba is a PyTensor dependency
-    pass
+
+def _register_numba_draws() -> None:
+    """Draws under PyTensor's numba linker without its object-mode fallback warning."""
+    try:
+        import_module("._numba", __name__)
+    except ImportError:  # pragma: no cover - numba is a PyTensor dependency
+        pass
+
+
+# Numba and PyTensor's numba backend take seconds to import: the draws are registered when
+# that backend is imported (by the first function PyTensor compiles with numba), not before.
+after_import("pytensor.link.numba.dispatch", _register_numba_draws)
 
 __all__ = [
     "BernoulliCount",

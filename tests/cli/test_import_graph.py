@@ -75,10 +75,12 @@ COIN = textwrap.dedent(
         return m
     """
 )
-#: What an exact run of a factory model does not need: plots, ArviZ's statistics, the
-#: mechanisms' solvers and long convolutions, the shipped scenarios' own modules.
+#: What an exact run of a factory model does not need: plots, ArviZ's statistics, numba (it
+#: compiles nothing with it), the mechanisms' solvers and long convolutions, the shipped
+#: scenarios' own modules.
 NOT_FOR_A_FACTORY = (
     "matplotlib",
+    "numba",
     "arviz",
     "scipy.signal",
     "scipy.optimize",
