@@ -7,19 +7,25 @@ inside a folder it can create things in), holds it for the whole run
 while the first runs), writes into a staging folder beside it (:func:`staged`)
 and moves what it wrote into place only when everything succeeded. A failure
 leaves the folder as it found it.
+
+Progress on stderr: rich bars (:func:`progress_bar`, :func:`progress_task`) on a
+terminal; in a log, a line begun before the work and ended after it
+(:func:`begin_line`, :func:`end_line`), which the command line also ends before
+it reports an error or an interruption, whenever that comes.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["checked_folder", "locked", "staged"]
+__all__ = ["begin_line", "checked_folder", "end_line", "locked", "staged"]
 
 #: A lock file that names no process (being written, or corrupt) is stale after this long.
 UNNAMED_LOCK_SECONDS = 10.0
@@ -182,6 +188,23 @@ def package_version() -> str:
         return version("adversary")
     except PackageNotFoundError:
         return "unknown"
+
+
+#: Whether a line :func:`begin_line` began on stderr is still open.
+_line = {"open": False}
+
+
+def begin_line(text: str) -> None:
+    """Print ``text`` on stderr without ending the line (a log's progress line)."""
+    _line["open"] = True
+    print(text, end="", file=sys.stderr, flush=True)
+
+
+def end_line(text: str = "") -> None:
+    """End with ``text`` the line :func:`begin_line` began on stderr; nothing if none is open."""
+    if _line["open"]:
+        _line["open"] = False
+        print(text, file=sys.stderr, flush=True)
 
 
 def progress_bar(unit: str = ""):

@@ -98,3 +98,22 @@ def test_a_lock_naming_no_process_is_held_while_new_and_stale_when_old(tmp_path)
     os.utime(lock, (old, old))
     with locked(tmp_path / "out", "--out"):
         assert lock.read_text() == str(os.getpid())
+
+
+def test_an_interruption_ends_a_progress_line_its_phase_never_closed(monkeypatch, capsys):
+    """Ctrl-C right after a log's progress line was printed, before its phase could close it
+    (a population run's first phase, interrupted at once): the message has a line of its own."""
+    import adversary.cli.risk as risk
+    from adversary._output import begin_line
+    from adversary.cli import main
+
+    def interrupted(args):
+        begin_line("counting cells (20 records, 1 tasks) ...")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(risk, "run", interrupted)
+    assert main(["risk", "dare_county"]) == 130
+    assert capsys.readouterr().err.splitlines() == [
+        "counting cells (20 records, 1 tasks) ...",
+        "adversary risk: interrupted",
+    ]

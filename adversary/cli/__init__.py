@@ -14,6 +14,7 @@ import os
 import sys
 
 from .. import __version__
+from .._output import end_line
 from ..memory import ENVIRONMENT_VARIABLE, memory_budget
 from ..time_budget import time_budget
 from .common import one_line
@@ -52,16 +53,19 @@ def main(argv: list[str] | None = None) -> int:
         ):
             return int(args.func(args) or 0)
     except KeyboardInterrupt:  # Ctrl-C: one line; the commands clean up as they unwind
+        end_line()  # a progress line the interruption cut, even before its phase began
         print(f"adversary {args.command}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # output piped into a reader that stopped, e.g. `| head`
         sys.stdout = open(os.devnull, "w")  # silence the flush at exit
         return 0
     except OSError as error:  # a file or folder the command could not read or write
+        end_line()
         where = "" if error.filename is None else f": {error.filename}"
         print(f"adversary {args.command}: error: {error.strerror or error}{where}", file=sys.stderr)
         return 2
     except MemoryError:  # an allocation no budget check foresaw
+        end_line()
         print(
             f"adversary {args.command}: error: out of memory; lower --memory-budget (or "
             f"{ENVIRONMENT_VARIABLE}) so that large grids are refused before they are allocated",
@@ -69,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     except (ValueError, TypeError, KeyError) as error:
+        end_line()
         print(f"adversary {args.command}: error: {one_line(error)}", file=sys.stderr)
         return 2
 

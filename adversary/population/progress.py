@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
-from .._output import progress_bar
+from .._output import begin_line, end_line, progress_bar
 
 __all__ = ["PhaseProgress", "wait_for"]
 
@@ -28,7 +28,7 @@ class PhaseProgress:
         if not self.enabled:
             return self
         if not sys.stderr.isatty():
-            print(f"{self.what} ...", end="", file=sys.stderr, flush=True)
+            begin_line(f"{self.what} ...")
             return self
         self.bar = progress_bar(self.unit)
         self.bar.start()
@@ -43,9 +43,9 @@ class PhaseProgress:
         if self.bar is not None:
             self.bar.stop()
         elif self.enabled and exc[0] is None:
-            print(f" {time.perf_counter() - self.start:.1f} s", file=sys.stderr, flush=True)
+            end_line(f" {time.perf_counter() - self.start:.1f} s")
         elif self.enabled:  # the line ends, so that the error or interruption has its own
-            print(file=sys.stderr, flush=True)
+            end_line()
 
 
 def wait_for(futures, label: str, progress: bool, sizes=None, unit: str = "tasks") -> None:
