@@ -35,8 +35,8 @@ $(INSTALLED): pyproject.toml .python-version
 demo: $(INSTALLED)
 	$(BIN)/adversary demo --out $(BUILD)/demo
 
-# The suite runs on every core (pytest-xdist): about 26-32 minutes on 2 cores (25:50 of pytest
-# in a clean-clone run of b9949bd, 31:31 of 257d464).
+# The suite runs on every core (pytest-xdist): about 12 minutes on 2 cores (11:36 of pytest in
+# a clean-clone run of c7fa42a), 26-32 minutes on a slower 2-core machine (25:50 of b9949bd).
 test: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n auto
