@@ -73,6 +73,8 @@ DEFAULT_MAX_RELEASES = 1_000_000
 # Release sets drawn to place the first windows; rounds of widening at the most.
 _PILOT_DRAWS = 64
 _MAX_GROWTH_ROUNDS = 64
+# Below the binary exponent of the smallest positive float64 (-1073), for zeros (_drop_count).
+_BELOW_EVERY_EXPONENT = -1100
 # Release sets whose posteriors are computed in one call (bounds the memory of the pmfs).
 _CHUNK = 50_000
 
@@ -304,17 +306,42 @@ def _extensions(marginals: list, threshold: float) -> list[tuple[int, int, int]]
     return out
 
 
+def _drop_count(values: np.ndarray, budget: float) -> tuple[int, float]:
+    """``(n, cut)``: the ``n`` smallest ``values`` have a running total within ``budget`` (and
+    ``n + 1`` would not), the largest of them ``cut``; ``(0, nan)`` when none fits.
+
+    By binary exponent (``np.frexp``; zeros below every other): the exponents whose values
+    fit together with every smaller exponent's are taken whole, unsorted; only the next
+    exponent's values are sorted and added one by one.
+    """
+    if not len(values):
+        return 0, math.nan
+    exponents = np.where(values > 0, np.frexp(values)[1], _BELOW_EVERY_EXPONENT)
+    lowest = int(exponents.min())
+    totals = np.cumsum(np.bincount(exponents - lowest, weights=values))
+    whole = int(np.searchsorted(totals, budget, side="right"))  # exponent bins taken whole
+    taken = exponents < lowest + whole
+    count, base = int(taken.sum()), float(totals[whole - 1]) if whole else 0.0
+    cut = float(values[taken].max()) if count else math.nan
+    if whole < len(totals):  # the bin where the total reaches the budget, value by value
+        bin_values = np.sort(values[exponents == lowest + whole])
+        more = int(np.searchsorted(base + np.cumsum(bin_values), budget, side="right"))
+        if more:
+            count, cut = count + more, float(bin_values[more - 1])
+    return count, cut
+
+
 def _dropping_smallest(releases, p, omitted, budget, labels, windows) -> ReleaseGrid:
     """The grid without its least probable releases, up to ``budget`` of probability.
 
     Only releases of probability at most ``budget`` can be dropped. The
     smallest go first, and of equal probabilities the first on the grid.
+    Only the binary order of magnitude where the running total reaches
+    ``budget`` is sorted (:func:`_drop_count`): every smaller one goes whole.
     """
-    values = np.sort(p[p <= budget])
-    dropped = int(np.searchsorted(np.cumsum(values), budget, side="right"))
+    dropped, cut = _drop_count(p[p <= budget], budget)
     kept = np.ones(len(p), dtype=bool)
     if dropped:
-        cut = values[dropped - 1]
         below = p < cut
         kept[below] = False
         kept[np.flatnonzero(p == cut)[: dropped - int(below.sum())]] = False

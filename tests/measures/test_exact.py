@@ -131,3 +131,28 @@ def test_continuous_releases_have_no_grid():
         pm.Normal("release", mu=x, sigma=1.0, observed=0.3)
     with pytest.raises(TypeError, match="not integers, so there is no release grid"):
         exact_measures(model, {"X": 1})
+
+
+def test_the_smallest_releases_dropped_by_exponent_are_those_a_full_sort_drops():
+    """``_drop_count`` (only the exponent where the total reaches the budget sorted) against
+    sorting every value: the same count and cut on continuous values, zeros first, and on
+    ties a count whose total is within the budget while one more would not be (to rounding)."""
+    from adversary.measures.exact import _drop_count
+
+    rng = np.random.default_rng(26)
+    budget = 5e-13
+    for size in (0, 1, 7, 300, 5000):
+        values = np.exp(-rng.uniform(27.0, 60.0, size))
+        values[: size // 10] = 0.0
+        ordered = np.sort(values)
+        n = int(np.searchsorted(np.cumsum(ordered), budget, side="right"))
+        count, cut = _drop_count(values, budget)
+        assert count == n
+        if n:
+            assert cut == ordered[n - 1]
+    tied = rng.choice([0.0, 3e-15, 1e-14, 2e-14, 4e-13], 400)
+    count, cut = _drop_count(tied, budget)
+    ordered = np.sort(tied)
+    assert ordered[:count].sum() <= budget * (1 + 1e-12)
+    assert ordered[: count + 1].sum() > budget * (1 - 1e-12)
+    assert cut == ordered[count - 1]
