@@ -92,10 +92,8 @@ def run_samplers(
     if warmup:
         for name, runner in runners.items():
             start = time.perf_counter()
-            runner(warmup["tune"], warmup["draws"], seed)
-            warm[name] = time.perf_counter() - start
-            if cold_warmup is not None:
-                warm[name] = cold_warmup(name)
+            runner(warmup["tune"], warmup["draws"], seed)  # also with cold_warmup: its state
+            warm[name] = time.perf_counter() - start if cold_warmup is None else cold_warmup(name)
     parts = {name: [] for name in runners}
     for chain in range(chains):
         for name, runner in runners.items():

@@ -261,12 +261,7 @@ def run_model(
     cache of its own (:func:`fresh_warmup`)."""
     chains, notes = runners(peer, samplers)
     steps = {name: [] for name in chains}
-    fresh = None
-    if cold:
-
-        def fresh(sampler):
-            return fresh_warmup(peer.name, sampler, seed)["warmup_s"]
-
+    fresh = (lambda sampler: fresh_warmup(peer.name, sampler, seed)["warmup_s"]) if cold else None
     result = harness.compare_samplers(
         peer.subject, chains, steps, peer.estimands, config, seed, WARMUP if warmup else None, fresh
     )

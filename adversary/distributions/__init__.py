@@ -8,8 +8,6 @@ except :func:`NoiseRelease`, a :class:`pymc.CustomDist` the samplers treat as
 unbounded (its log-p is ``-inf`` off a bounded mechanism's support).
 """
 
-from importlib import import_module
-
 from .._lazy import after_import
 from .discrete_gaussian import DiscreteGaussian, log_normaliser
 from .noise_release import NoiseRelease
@@ -27,7 +25,7 @@ from .support import register_support_bounds, support_bounds
 def _register_numba_draws() -> None:
     """Draws under PyTensor's numba linker without its object-mode fallback warning."""
     try:
-        import_module("._numba", __name__)
+        from . import _numba  # noqa: F401
     except ImportError:  # pragma: no cover - numba is a PyTensor dependency
         pass
 
