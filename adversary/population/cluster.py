@@ -4,7 +4,7 @@
 bound to 127.0.0.1, with no dashboard and its scratch space in the build tree
 (:func:`default_local_directory`); :func:`cluster_client` gives the client a run
 uses: the caller's, one connected to a scheduler address, or a new local
-cluster's.
+cluster's; :func:`scatter` sends data to its workers under keys of their own.
 """
 
 from __future__ import annotations
@@ -17,7 +17,13 @@ import socket
 import tempfile
 from pathlib import Path
 
-__all__ = ["SCHEDULER_TIMEOUT", "cluster_client", "default_local_directory", "local_cluster"]
+__all__ = [
+    "SCHEDULER_TIMEOUT",
+    "cluster_client",
+    "default_local_directory",
+    "local_cluster",
+    "scatter",
+]
 
 #: Seconds to wait for an existing Dask scheduler (``scheduler``) to answer.
 SCHEDULER_TIMEOUT = 10
@@ -108,6 +114,24 @@ def cluster_client(client, scheduler, n_workers, local_directory):
     else:
         with local_cluster(n_workers, local_directory) as started:
             yield started
+
+
+def scatter(client, data, broadcast: bool = False):
+    """``client.scatter(data, broadcast=broadcast)`` under fresh keys, not hashed from ``data``.
+
+    Dask keys scattered data by a hash of its content by default. A run that
+    scatters the same data again on the same client (a benchmark's warm-up
+    call, then its timed one) gets the same key while the first call's
+    futures are being released; the release can reach the scheduler after the
+    new scatter and drop its data, and the tasks fail with "lost dependencies"
+    (dask/distributed#4612, #8576). Fresh keys cannot collide. A mapping
+    comes back as a mapping of the same names to futures; Dask itself would
+    use its names as keys, which collide the same way.
+    """
+    if isinstance(data, dict):
+        futures = client.scatter(list(data.values()), broadcast=broadcast, hash=False)
+        return dict(zip(data, futures, strict=True))
+    return client.scatter(data, broadcast=broadcast, hash=False)
 
 
 def _probe(scheduler: str) -> None:

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .._output import checked_folder, staged
-from .cluster import cluster_client
+from .cluster import cluster_client, scatter
 from .measure_tasks import gathered_tables, merge_tuples, submit_measures
 from .model import LEVELS, PopulationModel
 from .phases import Phases, assign_partitions, sum_upper
@@ -140,7 +140,7 @@ def assess(
         wait_for(upper_f, "counting cells", progress, persons, "records")
         upper = sum_upper(dask_client.gather(upper_f), chars, upper_levels)
         del upper_f
-        [upper_shared] = dask_client.scatter([upper], broadcast=True)
+        [upper_shared] = scatter(dask_client, [upper], broadcast=True)
         tuples_f = phases.tuples(upper_shared)
         wait_for(tuples_f, "finding small cells", progress, persons, "records")
         counted = dask_client.gather(tuples_f)
@@ -171,7 +171,7 @@ def assess(
         timings["measures"] = time.perf_counter() - t
 
         t = time.perf_counter()
-        [tables_shared] = dask_client.scatter([tables], broadcast=True)
+        [tables_shared] = scatter(dask_client, [tables], broadcast=True)
         finishing = phases.finish(upper_shared, tables_shared)
         joining = PhaseProgress(
             "joining and summarising", progress, int(persons.sum()), "records", n_partitions

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .cluster import scatter
 from .partition import assessed_records, cell_counts, finish, parameter_tuples
 from .schema import COUNT
 from .sources import synthetic_partition
@@ -34,7 +35,7 @@ class Phases:
         if self.regenerated:
             recipes = source.recipes(level, assignment)
             # each partition's blocks sent to the workers once, not with every phase's tasks
-            blocks = client.scatter([recipe[0] for recipe in recipes])
+            blocks = scatter(client, [recipe[0] for recipe in recipes])
             self.recipes = [(b, *recipe[1:]) for b, recipe in zip(blocks, recipes, strict=True)]
         else:
             self.parts = source.futures(client, level, assignment)

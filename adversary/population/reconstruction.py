@@ -45,7 +45,7 @@ from ..analyses.reconstruction_study import (
     truths_and_priors,
 )
 from ..model_files import load_declared
-from .cluster import cluster_client
+from .cluster import cluster_client, scatter
 from .progress import wait_for
 from .schema import COUNT, GEOGRAPHY, read_table, validate
 from .synthetic import Geography, synthetic_persons
@@ -125,7 +125,7 @@ def survey(
         n_workers = len(dask_client.scheduler_info(n_workers=-1)["workers"])
         t = time.perf_counter()
         inputs = _inputs(dask_client, data, frame, sample, study)
-        [study_shared] = dask_client.scatter([study], broadcast=True)
+        [study_shared] = scatter(dask_client, [study], broadcast=True)
         futures = [
             dask_client.submit(_assess, inputs[county], block, study_shared, pure=False)
             for county, block in zip(
@@ -161,7 +161,7 @@ def _inputs(client, data, frame, sample, study) -> dict:
         tracts = frame[frame["tract"].isin(sample["tract"])]
         every = truths_and_priors(tracts, sample["block"], study.cells)
         return {
-            county: client.scatter({block: every[block] for block in blocks})
+            county: scatter(client, {block: every[block] for block in blocks})
             for county, blocks in by_county.items()
         }
     counties = data.counties().set_index("county")

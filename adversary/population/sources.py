@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .cluster import scatter
 from .schema import COUNT, GEOGRAPHY, RECORD_ID, PopulationInputError, read_table, validate
 from .synthetic import Geography, synthetic_persons
 
@@ -34,7 +35,7 @@ class TableSource:
         index = self.frame[[level]].merge(assignment[[level, "partition"]], on=level, how="left")
         groups = self.frame.groupby(index["partition"].to_numpy(), sort=True)
         frames = [part.reset_index(drop=True) for _, part in groups]
-        return client.scatter(frames)
+        return scatter(client, frames)
 
     @property
     def persons(self) -> int:

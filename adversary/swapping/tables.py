@@ -33,7 +33,7 @@ import pandas as pd
 import xarray as xr
 
 from ..analyses.reconstruction_study import block_cells
-from ..population.cluster import cluster_client
+from ..population.cluster import cluster_client, scatter
 from ..population.phases import assign_partitions
 from ..population.schema import GEOGRAPHY
 from ..scenarios.reconstruction.classification import REDUCED, Classification
@@ -121,7 +121,7 @@ def swapped_tables(
         frames = [persons[position == p] for p in range(int(assignment["partition"].max()) + 1)]
         args = (mechanism, seed, classification)
         if distributed:
-            scattered = dask.scatter(frames)
+            scattered = scatter(dask, frames)
             parts = dask.gather(
                 [dask.submit(_partition_counts, f, *args, pure=False) for f in scattered]
             )
