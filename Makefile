@@ -20,6 +20,12 @@ export IPYTHONDIR := $(CURDIR)/$(BUILD)/ipython
 export JUPYTER_RUNTIME_DIR := $(CURDIR)/$(BUILD)/jupyter/runtime
 export JUPYTER_DATA_DIR := $(CURDIR)/$(BUILD)/jupyter/data
 export JUPYTER_CONFIG_DIR := $(CURDIR)/$(BUILD)/jupyter/config
+# Compiled bytecode is cached in the build tree too. An environment that forbids writing it
+# (PYTHONDONTWRITEBYTECODE, set on some CI machines) makes every process - each test's
+# subprocess, notebook kernel and docs page - compile all it imports from source: pandas,
+# xarray and scipy.special took 3.0 s to import that way here against 0.9 s from the cache.
+unexport PYTHONDONTWRITEBYTECODE
+export PYTHONPYCACHEPREFIX := $(CURDIR)/$(BUILD)/pycache
 
 .PHONY: venv demo test lint clean docs
 
