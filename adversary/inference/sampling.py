@@ -284,7 +284,7 @@ def sample(
     _check_initvals(model, initvals, chains)
 
     starts = _start_points(model, initvals, chains, random_seed)
-    repairer = StartRepairer(model, compile_kwargs=compile_kwargs)
+    repairer = StartRepairer.of(model, compile_kwargs)
     repaired = [repairer(point) for point in starts]
     starts = [point for point, _ in repaired]
 

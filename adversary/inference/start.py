@@ -16,17 +16,27 @@ finds a feasible point instead (or raises a clear error):
 from __future__ import annotations
 
 import logging
+import weakref
 
 import numpy as np
 from pymc.exceptions import SamplingError
 from pymc.model import modelcontext
 
-from ._conditional import BatchedLogp, BoundsFunction, is_discrete, logp_terms, one_shot
+from ._conditional import (
+    BatchedLogp,
+    BoundsFunction,
+    _logp_factors,
+    is_discrete,
+    logp_terms,
+    one_shot,
+)
 from .safe import safe_compile_kwargs
 
 __all__ = ["StartRepairer", "is_feasible", "repair_start"]
 
 _log = logging.getLogger("adversary")
+# Per model: {(its log-p terms, compile options): StartRepairer} (StartRepairer.of).
+_REPAIRERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 _RADII = (4, 64, 1024, 16_384, 262_144)
 
@@ -74,7 +84,8 @@ class StartRepairer:
     """
 
     def __init__(self, model=None, *, compile_kwargs=None, max_sweeps: int = 50):
-        self.model = modelcontext(model)
+        # weak: StartRepairer.of keeps repairers in a map keyed weakly by their model
+        self._model = weakref.ref(modelcontext(model))
         self.compile_kwargs = one_shot(compile_kwargs)
         self.max_sweeps = max_sweeps
         self._evaluate = None
@@ -85,6 +96,25 @@ class StartRepairer:
             if is_discrete(v)
             and self.model.rvs_to_transforms.get(self.model.values_to_rvs[v]) is None
         ]
+
+    @property
+    def model(self):
+        return self._model()
+
+    @classmethod
+    def of(cls, model, compile_kwargs=None) -> StartRepairer:
+        """The model's repairer, compiled once while its log-p terms stay the same.
+
+        Sampling the same model again (new observed values set in its shared
+        variables, as a Monte Carlo run does for each simulated release) reuses
+        the compiled check; a variable added to the model makes a new one.
+        """
+        key = (tuple(map(id, _logp_factors(model))), repr(sorted((compile_kwargs or {}).items())))
+        kept = _REPAIRERS.setdefault(model, {})
+        if key not in kept:
+            kept.clear()  # an older set of terms is not seen again
+            kept[key] = cls(model, compile_kwargs=compile_kwargs)
+        return kept[key]
 
     def evaluate(self, point) -> np.ndarray:
         if self._evaluate is None:

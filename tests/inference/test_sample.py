@@ -1,8 +1,10 @@
 """``sample`` agrees with exact enumeration within Monte Carlo error; starts are repaired."""
 
+import gc
 import json
 import runpy
 import warnings
+import weakref
 
 import numpy as np
 import pymc as pm
@@ -22,6 +24,7 @@ from adversary.inference import (
     repair_start,
     sample,
 )
+from adversary.inference.start import StartRepairer
 from adversary.inference.workers import FORKSERVER_PRELOAD, worker_context
 
 FAST = {"draws": 1500, "tune": 100, "chains": 2, "cores": 1, "progressbar": False}
@@ -113,6 +116,39 @@ def test_infeasible_support_point_is_repaired():
     tree = sample(model, random_seed=5, **{**FAST, "draws": 100})
     assert tree["sample_stats"].attrs["start_repaired"] == [1, 1]
     np.testing.assert_array_equal(tree.posterior["X1"], 1)
+
+
+def test_the_start_check_is_compiled_once_per_model_as_it_stands():
+    model = potential_model(2)
+    first = StartRepairer.of(model)
+    assert StartRepairer.of(model) is first
+    assert StartRepairer.of(model, {"mode": "FAST_RUN"}) is not first  # other options
+    with model:  # a term added: the check must see it
+        pm.Potential("never", pt.as_tensor(np.float64(-np.inf)))
+    changed = StartRepairer.of(model)
+    assert changed is not first
+    assert not np.isfinite(changed.evaluate(model.initial_point())).all()
+
+
+def test_a_model_whose_start_check_is_kept_can_still_be_freed():
+    model = potential_model(2)
+    StartRepairer.of(model).evaluate(model.initial_point())
+    freed = weakref.ref(model)
+    del model
+    gc.collect()
+    assert freed() is None
+
+
+def test_a_shared_observation_changed_between_samples_is_checked_anew():
+    # the same model sampled again after its observation changed, as a Monte Carlo run does
+    with pm.Model() as model:
+        x1 = FinitePmf("X1", {0: 0.5, 1: 0.5})
+        seen = pm.Data("seen", np.int64(0))
+        pm.Potential("fits", pt.switch(pt.eq(x1, seen), np.float64(0.0), -np.inf))
+    for value in (0, 1):
+        pm.set_data({"seen": np.int64(value)}, model=model)
+        tree = sample(model, random_seed=5, **{**FAST, "draws": 20})
+        np.testing.assert_array_equal(tree.posterior["X1"], value)
 
 
 def test_unrepairable_start_raises_naming_the_terms():
