@@ -28,6 +28,10 @@ for _name, _folder in (
     ("JUPYTER_CONFIG_DIR", "jupyter/config"),
 ):
     os.environ.setdefault(_name, str(_BUILD / _folder))
+# Subprocesses (kernels, docs pages, the command line) cache their bytecode there as make's
+# do, instead of compiling from source all they import where the environment forbids it.
+os.environ.setdefault("PYTHONPYCACHEPREFIX", str(_BUILD / "pycache"))
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
