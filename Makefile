@@ -41,8 +41,9 @@ $(INSTALLED): pyproject.toml .python-version
 demo: $(INSTALLED)
 	$(BIN)/adversary demo --out $(BUILD)/demo
 
-# The suite runs on every core (pytest-xdist): about 12 minutes on 2 cores (11:36 of pytest in
-# a clean-clone run of c7fa42a), 26-32 minutes on a slower 2-core machine (25:50 of b9949bd).
+# The suite runs on every core (pytest-xdist): about 10 minutes on 2 cores (10:09 of pytest in
+# a clean-clone run of 56b6db1; 14:22 there before bytecode was cached, 11:36 of c7fa42a and
+# 25:50 of b9949bd on two other 2-core machines, without it).
 test: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n auto
