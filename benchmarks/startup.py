@@ -94,25 +94,23 @@ def run(repeat: int, names=tuple(COMMANDS), pycache: Path = ROOT / "build" / "py
     with tempfile.TemporaryDirectory() as folder:
         factory = Path(folder) / "three_cells.py"
         factory.write_text(THREE_CELLS)
-        for round_ in range(repeat + 1):  # round 0 writes the bytecode and compile caches
+        for _ in range(repeat + 1):  # the first round writes the bytecode and compile caches
             start = time.perf_counter()
             subprocess.run([sys.executable, "-c", "pass"], check=True, env=env)
-            if round_:
-                bare.append(time.perf_counter() - start)
+            bare.append(time.perf_counter() - start)
             for name in names:
                 arguments = [a.format(factory=factory) for a in COMMANDS[name]]
                 wall, imports = timed(["-m", "adversary", *arguments], env)
-                if round_:
-                    times[name]["wall"].append(wall)
-                    times[name]["imports"].append(imports)
-    bare_s = statistics.median(bare)
+                times[name]["wall"].append(wall)
+                times[name]["imports"].append(imports)
+    bare_s = statistics.median(bare[1:])
     rows = []
     for name in names:
-        imports = statistics.median(times[name]["imports"])
+        imports = statistics.median(times[name]["imports"][1:])
         rows.append(
             {
                 "command": name,
-                "wall_s": statistics.median(times[name]["wall"]),
+                "wall_s": statistics.median(times[name]["wall"][1:]),
                 "imports_s": imports,
                 "start_s": bare_s + imports,
             }

@@ -112,7 +112,6 @@ class StartRepairer:
         key = (tuple(map(id, _logp_factors(model))), repr(sorted((compile_kwargs or {}).items())))
         kept = _REPAIRERS.setdefault(model, {})
         if key not in kept:
-            kept.clear()  # an older set of terms is not seen again
             kept[key] = cls(model, compile_kwargs=compile_kwargs)
         return kept[key]
 
