@@ -16,6 +16,7 @@ export PYTENSOR_FLAGS := base_compiledir=$(CURDIR)/$(BUILD)/pytensor
 export MPLBACKEND := Agg
 export MPLCONFIGDIR := $(CURDIR)/$(BUILD)/matplotlib
 export XDG_CACHE_HOME := $(CURDIR)/$(BUILD)/cache
+export NUMBA_CACHE_DIR := $(CURDIR)/$(BUILD)/numba
 export IPYTHONDIR := $(CURDIR)/$(BUILD)/ipython
 export JUPYTER_RUNTIME_DIR := $(CURDIR)/$(BUILD)/jupyter/runtime
 export JUPYTER_DATA_DIR := $(CURDIR)/$(BUILD)/jupyter/data

@@ -20,8 +20,9 @@ _BUILD = Path(__file__).resolve().parent.parent / "build"
 os.environ.setdefault("PYTENSOR_FLAGS", f"base_compiledir={_BUILD / 'pytensor'}")
 os.environ.setdefault("MPLCONFIGDIR", str(_BUILD / "matplotlib"))
 os.environ.setdefault("MPLBACKEND", "Agg")
-# Kernels (notebook tests, executed docs pages) and Jupyter keep their files here too.
+# Kernels (notebook tests, executed docs pages), Jupyter and numba keep their files here too.
 for _name, _folder in (
+    ("NUMBA_CACHE_DIR", "numba"),
     ("IPYTHONDIR", "ipython"),
     ("JUPYTER_RUNTIME_DIR", "jupyter/runtime"),
     ("JUPYTER_DATA_DIR", "jupyter/data"),

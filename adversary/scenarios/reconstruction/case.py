@@ -253,8 +253,10 @@ def _cutoffs(mechanisms, name: str) -> dict:
     """Each mechanism's cut-off at ``DEFAULT_TAIL_MASS``; noise too wide for one is ``name``'s."""
     cutoffs = {}
     for q, mechanism in enumerate(mechanisms):
+        if mechanism in cutoffs:
+            continue
         try:
-            cutoffs.setdefault(mechanism, mechanism.cutoff(DEFAULT_TAIL_MASS))
+            cutoffs[mechanism] = mechanism.cutoff(DEFAULT_TAIL_MASS)
         except ValueError as error:
             raise ValueError(
                 f"{name}[{q}]: noise too wide for the package's sums ({error})"

@@ -35,7 +35,7 @@ from .case import ReconstructionCase
 __all__ = ["PersonsKernel", "persons_chains"]
 
 
-@numba.njit(cache=False, nogil=True)
+@numba.njit(cache=True, nogil=True)  # on disk: NUMBA_CACHE_DIR, else __pycache__ beside this file
 def _sweep(cells, table, indptr, indices, log_prior, alpha, uniforms):
     """Update every person of ``cells`` in place (module docstring); returns how many moved.
 
