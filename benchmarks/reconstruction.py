@@ -68,12 +68,12 @@ def blocks() -> dict:
     }
 
 
-def measure(case, name: str, draws: int, seed: int = 1) -> dict:
-    """One chain of ``draws`` after 200 sweeps: wall-clock, ESS of the overlap, ESS/s."""
+def measure(case, name: str, draws: int, tune: int = 200, seed: int = 1) -> dict:
+    """One chain of ``draws`` after ``tune`` sweeps: wall-clock, ESS of the overlap, ESS/s."""
     latent, sampler = SAMPLERS[name]
     start = time.perf_counter()
     posterior = sampled_posterior(
-        case, draws=draws, tune=200, chains=1, random_seed=seed, latent=latent, sampler=sampler
+        case, draws=draws, tune=tune, chains=1, random_seed=seed, latent=latent, sampler=sampler
     )
     wall = time.perf_counter() - start
     overlap = np.minimum(posterior.draws, np.array(case.truth)).sum(axis=-1)
@@ -86,19 +86,19 @@ def measure(case, name: str, draws: int, seed: int = 1) -> dict:
     }
 
 
-def run(draws: int) -> dict:
+def run(draws: int, tune: int = 200) -> dict:
     results = {}
     for name, case in blocks().items():
-        rows = {sampler: measure(case, sampler, draws) for sampler in SAMPLERS}
+        rows = {sampler: measure(case, sampler, draws, tune) for sampler in SAMPLERS}
         for row in rows.values():
             row["ratio"] = row["ess_per_s"] / rows["histogram"]["ess_per_s"]
         results[name] = rows
-    return {"draws": draws, "results": results, "environment": environment()}
+    return {"draws": draws, "tune": tune, "results": results, "environment": environment()}
 
 
 def format_table(result: dict) -> str:
     lines = [
-        f"one chain of {result['draws']} draws after 200 sweeps, one core",
+        f"one chain of {result['draws']} draws after {result['tune']} sweeps, one core",
         f"{'block':<12}{'sampler':<14}{'wall s':>8}{'ESS':>8}{'ESS/s':>9}{'ratio':>9}{'mean':>9}",
     ]
     for name, rows in result["results"].items():
@@ -114,10 +114,11 @@ def format_table(result: dict) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--draws", type=int, default=2000)
+    parser.add_argument("--tune", type=int, default=200, help="sweeps discarded first")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     logging.getLogger("pymc").setLevel(logging.ERROR)
-    result = run(args.draws)
+    result = run(args.draws, args.tune)
     print(json.dumps(result, indent=2) if args.json else format_table(result))
     return 0
 
