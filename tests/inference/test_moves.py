@@ -52,7 +52,7 @@ def test_histograms_get_transfer_moves_and_match_the_brute_force(kr):
     model = histogram_model()
     steps = assign_steps(model)
     assert [type(s) for s in steps] == [TransferGibbs]
-    tree = sample(model, draws=3000, tune=100, chains=2, cores=1, random_seed=5, progressbar=False)
+    tree = sample(model, draws=1000, tune=100, chains=2, cores=1, random_seed=5, progressbar=False)
     draws = tree.posterior["n"].values.reshape(-1, 3)
     assert (draws.sum(axis=1) == TOTAL).all()
     exact = histogram_posterior()

@@ -412,7 +412,7 @@ def test_observed_values_equal_to_graph_constants_stay_observations(method, obse
         return model
 
     other = tuple(v + 2 for v in observed)
-    settings = {"releases": 400 if method == "exact" else 30, "random_seed": 3}
+    settings = {"releases": 400 if method == "exact" else 8, "random_seed": 3}  # equal, any n
     first = monte_carlo_measures(build(observed), {"X": 1}, method=method, **settings)
     second = monte_carlo_measures(build(other), {"X": 1}, method=method, **settings)
     assert first.marginal_posterior == pytest.approx(second.marginal_posterior, rel=1e-12)

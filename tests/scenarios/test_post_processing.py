@@ -462,7 +462,7 @@ def test_mcmc_agrees_with_the_exact_posterior_within_four_standard_errors(x1_til
 
     attack = pp.model(x1_tilde, 0.5, BLOCK_RHO, x2_tilde=x2_tilde, **S6)
     tree = sample(
-        attack, draws=2000, tune=200, chains=2, cores=1, random_seed=20230, progressbar=False
+        attack, draws=800, tune=200, chains=2, cores=1, random_seed=20230, progressbar=False
     )
     indicator = event_indicator(tree, {"X1": 1})
     estimate = float(indicator.mean())
