@@ -42,9 +42,9 @@ $(INSTALLED): pyproject.toml .python-version
 demo: $(INSTALLED)
 	$(BIN)/adversary demo --out $(BUILD)/demo
 
-# The suite runs on every core (pytest-xdist): about 10 minutes on 2 cores (10:09 of pytest in
-# a clean-clone run of 56b6db1; 14:22 there before bytecode was cached, 11:36 of c7fa42a and
-# 25:50 of b9949bd on two other 2-core machines, without it).
+# The suite runs on every core (pytest-xdist): about 8 minutes on 2 cores (8:03 of pytest, 8:19
+# in all, in a clean-clone run of 3eb3e0e; 9:53 of pytest before the compiled exact sampler and
+# cheaper tests, 14:22 before bytecode was cached).
 test: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n auto
