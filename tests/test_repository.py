@@ -24,6 +24,7 @@ LAYERS = [
         "_output",
         "_limits",
         "_lazy",
+        "_numba_cache",
         "memory",
         "time_budget",
         "noise",

@@ -21,8 +21,9 @@ the Python sampler makes, only faster (about 10⁸ of 2⁶⁴ words fall in the 
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from .._numba_cache import njit_cached
 
 __all__ = ["DONE", "OUT_OF_WORDS", "UNDECIDED", "fill"]
 
@@ -37,7 +38,7 @@ _RELATIVE = 2.0**-40
 _MAX_FACTORS = 2**62
 
 
-@numba.njit(cache=True)
+@njit_cached()
 def _compare(w, theta, error):
     """1 if ``U < θ`` for every ``U`` in ``[w, w + 1)/2⁶⁴``, 0 if for none, else -1;
     ``θ`` is known within ``error``."""
@@ -50,7 +51,7 @@ def _compare(w, theta, error):
     return _CANNOT_TELL
 
 
-@numba.njit(cache=True)
+@njit_cached()
 def _series(words, pos, theta, error):
     """``(Bernoulli(exp(-θ)), pos)`` for ``θ ≤ 1`` (within ``error``): CKS Algorithm 1's
     ``A_K ~ Bernoulli(θ/K)`` from ``K = 1`` until the first 0; 1 iff that ``K`` is odd."""
@@ -67,7 +68,7 @@ def _series(words, pos, theta, error):
         k += 1
 
 
-@numba.njit(cache=True)
+@njit_cached()
 def _exp_minus_one(words, pos):
     """``(Bernoulli(exp(-1)), pos)``: Algorithm 1 with γ = 1, from ``K = 2``, compared on
     integers (``(w + 1)·K ≤ 2⁶⁴`` is ``w < ⌊2⁶⁴/K⌋``, ``w·K ≥ 2⁶⁴`` is ``w ≥ ⌈2⁶⁴/K⌉``)."""
@@ -90,7 +91,7 @@ def _exp_minus_one(words, pos):
             return _CANNOT_TELL, pos
 
 
-@numba.njit(cache=True)
+@njit_cached()
 def _factors(words, pos, count):
     """``count`` factors ``Bernoulli(exp(-1))``, stopped at the first 0: ``(0 or 1, pos)``."""
     for _ in range(count):
@@ -100,7 +101,7 @@ def _factors(words, pos, count):
     return 1, pos
 
 
-@numba.njit(cache=True)
+@njit_cached()
 def _exp_exact(words, pos, p, q):
     """``Bernoulli(exp(-p/q))`` for integers ``p ≥ 0, q ≥ 1``, split as the Python sampler
     splits it (``⌊γ⌋`` factors, ``γ - 1`` of them for an integer ``γ``, then the rest)."""
@@ -118,7 +119,7 @@ def _exp_exact(words, pos, p, q):
     return _series(words, pos, p / q, 0.0)
 
 
-@numba.njit(cache=True)
+@njit_cached()
 def _exp_float(words, pos, gamma, error):
     """``Bernoulli(exp(-γ))`` with ``γ > 0`` known within ``error`` only: the factors certain
     to be in ``⌊γ⌋`` (or ``γ - 1``) first, then -1 unless the bound fixes their number."""
@@ -135,7 +136,7 @@ def _exp_float(words, pos, gamma, error):
     return _series(words, pos, gamma - sure, error * (1.0 + _RELATIVE) + high * 2.0**-52)
 
 
-@numba.njit(cache=True)
+@njit_cached()
 def _mulhi(a, b):
     """The high 64 bits of the 128-bit product of two uint64."""
     mask, shift = np.uint64(0xFFFFFFFF), np.uint64(32)
@@ -145,7 +146,7 @@ def _mulhi(a, b):
     return a_hi * b_hi + (hi_lo >> shift) + (cross >> shift)
 
 
-@numba.njit(cache=True)
+@njit_cached()
 def _draw(words, pos, scale):
     """One draw (Algorithm 3 from Algorithm 2), as ``exact_sampling._make_sampler``'s
     ``draw``: ``(code, value, pos)`` with code 0 for a draw, else a trial's code."""
@@ -192,7 +193,7 @@ def _draw(words, pos, scale):
             return 0, -y if negative else y, pos
 
 
-@numba.njit(cache=True)
+@njit_cached()
 def fill(words, pos, out, filled, scale):
     """Draw into ``out[filled:]`` from ``words[pos:]``: ``(filled, pos, status)``.
 

@@ -25,9 +25,9 @@ from __future__ import annotations
 import math
 from contextlib import nullcontext
 
-import numba
 import numpy as np
 
+from ..._numba_cache import njit_cached
 from ..._output import progress_bar
 from ..._validation import scalar_integer
 from .case import ReconstructionCase
@@ -35,7 +35,7 @@ from .case import ReconstructionCase
 __all__ = ["PersonsKernel", "persons_chains"]
 
 
-@numba.njit(cache=True, nogil=True)  # on disk: NUMBA_CACHE_DIR, else __pycache__ beside this file
+@njit_cached(nogil=True)  # on disk: NUMBA_CACHE_DIR, else __pycache__ beside this file
 def _sweep(cells, table, indptr, indices, log_prior, alpha, uniforms):
     """Update every person of ``cells`` in place (module docstring); returns how many moved.
 
