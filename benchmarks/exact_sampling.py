@@ -3,10 +3,10 @@
 For each σ² and number of draws, one interleaved run times
 ``adversary.noise.exact_sampling``'s one-at-a-time sampler (CKS Algorithms 1-3 on
 Python integers) and the compiled sampler that :func:`~adversary.noise.exact_sampling.sample`
-uses for large calls (``adversary.noise._exact_kernel``), from the same seed; the
-draws must be equal. Reported: microseconds per draw each way (the median of
-``--repeat`` rounds), their ratio, and what loading the compiled sampler costs a new
-process (numba's import and its disk cache), measured in a subprocess.
+uses for large calls (``adversary.noise._exact_kernel``), from the same seed, and
+whether their draws are equal (they must be). Reported: microseconds per draw each way
+(the median of ``--repeat`` rounds), their ratio, and what loading the compiled sampler
+costs a new process (numba's import and its disk cache), measured in a subprocess.
 
 Run ``python benchmarks/exact_sampling.py [--quick] [--repeat N] [--json]``.
 """
@@ -43,18 +43,7 @@ print(time.perf_counter() - started)
 """
 
 
-def _python(sigma2: Fraction, count: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    draw = es._make_sampler(sigma2, es._word_source(rng, _block(count)).__next__)
-    return np.fromiter((draw() for _ in range(count)), dtype=np.int64, count=count)
-
-
-def _compiled(sigma2: Fraction, count: int, seed: int) -> np.ndarray:
-    return es._compiled_draws(sigma2, count, np.random.default_rng(seed), _block(count))
-
-
-def _block(count: int) -> int:  # as exact_sampling.sample sizes its blocks of words
-    return min(max(count * es._WORDS_PER_DRAW, es._BLOCK), 128 * es._BLOCK)
+SAMPLERS = {"python": es._python_draws, "compiled": es._compiled_draws}
 
 
 def load_seconds() -> float:
@@ -65,23 +54,23 @@ def load_seconds() -> float:
 
 def run(sizes=SIZES, repeat: int = 3, sigma2=None) -> dict:
     sigma2 = SIGMA2 if sigma2 is None else sigma2
-    _compiled(Fraction(2), 300, 0)  # loaded (and compiled, on an empty cache) before timing
+    # loaded (and compiled, on an empty cache) before timing
+    es._compiled_draws(Fraction(2), 300, np.random.default_rng(0), es._block_size(300))
     rows = []
     for label, value in sigma2.items():
         exact = es._as_sigma2(value)
         for count in sizes:
-            times = {"python": [], "compiled": []}
+            times, same = {name: [] for name in SAMPLERS}, True
             for seed in range(repeat):
-                for name, draws in (("python", _python), ("compiled", _compiled)):
+                made = {}
+                for name, draws in SAMPLERS.items():
                     started = time.perf_counter()
-                    made = draws(exact, count, seed)
+                    made[name] = draws(
+                        exact, count, np.random.default_rng(seed), es._block_size(count)
+                    )
                     times[name].append(time.perf_counter() - started)
-                    if name == "python":
-                        reference = made
-                same = bool(np.array_equal(made, reference))
-                if not same:
-                    raise AssertionError(f"sigma2={label}, {count} draws: the samplers differ")
-            python, compiled = (statistics.median(times[n]) / count * 1e6 for n in times)
+                same &= bool(np.array_equal(made["python"], made["compiled"]))
+            python, compiled = (statistics.median(times[n]) / count * 1e6 for n in SAMPLERS)
             rows.append(
                 {
                     "sigma2": label,

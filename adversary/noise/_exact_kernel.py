@@ -16,7 +16,8 @@ Bernoulli trials without Python's big integers:
 A trial the kernel cannot decide exactly ends the call with the draw's first word
 (:data:`UNDECIDED`); the caller replays that one draw with the Python sampler from that
 word, which reads the same words and decides the rest exactly. So every draw is the one
-the Python sampler makes, only faster (about 10⁸ of 2⁶⁴ words fall in the float's margin).
+the Python sampler makes, only faster (a word falls in the float's margin with probability
+about 2⁻³⁹).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import numpy as np
 
 from .._numba_cache import njit_cached
 
-__all__ = ["DONE", "OUT_OF_WORDS", "UNDECIDED", "fill"]
+__all__ = ["DONE", "OUT_OF_WORDS", "UNDECIDED", "constants", "fill"]
 
 DONE, OUT_OF_WORDS, UNDECIDED = 0, 1, 2
 _NO_WORDS, _CANNOT_TELL = -2, -1  # the trials' codes besides 0 and 1
@@ -147,10 +148,10 @@ def _mulhi(a, b):
 
 
 @njit_cached()
-def _draw(words, pos, scale):
+def _draw(words, pos, constants):
     """One draw (Algorithm 3 from Algorithm 2), as ``exact_sampling._make_sampler``'s
     ``draw``: ``(code, value, pos)`` with code 0 for a draw, else a trial's code."""
-    t, lemire_floor, sigma2, centre, n, dt, den, exact_up_to = scale
+    t, lemire_floor, sigma2, centre, n, dt, den, exact_up_to = constants
     t_word = np.uint64(t)
     while True:
         if pos == words.size:
@@ -194,14 +195,14 @@ def _draw(words, pos, scale):
 
 
 @njit_cached()
-def fill(words, pos, out, filled, scale):
+def fill(words, pos, out, filled, constants):
     """Draw into ``out[filled:]`` from ``words[pos:]``: ``(filled, pos, status)``.
 
     ``status`` is :data:`DONE`, :data:`OUT_OF_WORDS` or :data:`UNDECIDED`; for the last two
-    ``pos`` is the first word of the draw not made. ``scale`` is :func:`scale`'s tuple.
+    ``pos`` is the first word of the draw not made; ``constants`` are :func:`constants`'.
     """
     while filled < out.size:
-        code, value, end = _draw(words, pos, scale)
+        code, value, end = _draw(words, pos, constants)
         if code == _NO_WORDS:
             return filled, pos, OUT_OF_WORDS
         if code == _CANNOT_TELL:
@@ -212,7 +213,7 @@ def fill(words, pos, out, filled, scale):
     return filled, pos, DONE
 
 
-def scale(n: int, d: int, t: int) -> tuple:
+def constants(n: int, d: int, t: int) -> tuple:
     """The constants of ``σ² = n/d`` and ``t = ⌊σ⌋ + 1`` for :func:`fill` (numba types)."""
     dt, den = d * t, 2 * n * d * t * t
     # y·d·t - n exact in int64 with its square for y ≤ exact_up_to (-1: never).

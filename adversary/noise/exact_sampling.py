@@ -103,10 +103,20 @@ def _as_size(size) -> tuple[int, ...] | None:
     return tuple(int(s) for s in np.atleast_1d(shape))
 
 
+def _block_size(count: int) -> int:
+    """Words fetched at a time for ``count`` draws (the stream does not depend on it)."""
+    return min(max(count * _WORDS_PER_DRAW, _BLOCK), 128 * _BLOCK)
+
+
+def _word_block(rng: np.random.Generator, block: int) -> np.ndarray:
+    """The next ``block`` uniform 64-bit words of ``rng``'s stream."""
+    return rng.integers(0, _TWO64, size=block, dtype=np.uint64)
+
+
 def _word_source(rng: np.random.Generator, block: int):
     """An endless iterator of uniform 64-bit words (Python ints) from ``rng``."""
     while True:
-        yield from rng.integers(0, _TWO64, size=block, dtype=np.uint64).tolist()
+        yield from _word_block(rng, block).tolist()
 
 
 def _bernoulli_refine(w: int, p: int, q: int, next_word) -> bool:
@@ -256,13 +266,18 @@ def sample(sigma2, size=None, rng=None):
     shape = _as_size(size)
     generator = as_generator(rng, "rng")
     count = 1 if shape is None else int(np.prod(shape, dtype=np.int64))
-    block = 64 if shape is None else min(max(count * _WORDS_PER_DRAW, _BLOCK), 128 * _BLOCK)
-    if shape is not None and _worth_compiling(count):
-        return _compiled_draws(value, count, generator, block).reshape(shape)
-    draw = _make_sampler(value, _word_source(generator, block).__next__)
+    block = 64 if shape is None else _block_size(count)
     if shape is None:
-        return draw()
-    return np.fromiter((draw() for _ in range(count)), dtype=np.int64, count=count).reshape(shape)
+        return _make_sampler(value, _word_source(generator, block).__next__)()
+    draws = _compiled_draws if _worth_compiling(count) else _python_draws
+    return draws(value, count, generator, block).reshape(shape)
+
+
+def _python_draws(sigma2: Fraction, count: int, rng: np.random.Generator, block: int):
+    """``count`` draws of :func:`_make_sampler` on the words of ``_word_source(rng, block)``,
+    one at a time in Python."""
+    draw = _make_sampler(sigma2, _word_source(rng, block).__next__)
+    return np.fromiter((draw() for _ in range(count)), dtype=np.int64, count=count)
 
 
 def _worth_compiling(count: int) -> bool:
@@ -283,15 +298,12 @@ class _WordBuffer:
 
     def __init__(self, rng: np.random.Generator, block: int):
         self.rng, self.block = rng, block
-        self.words = self._next_block()
+        self.words = _word_block(rng, block)
         self.pos = 0
-
-    def _next_block(self) -> np.ndarray:
-        return self.rng.integers(0, _TWO64, size=self.block, dtype=np.uint64)
 
     def extend(self) -> None:
         """Keep the words from ``pos`` on and append the stream's next block."""
-        self.words = np.concatenate([self.words[self.pos :], self._next_block()])
+        self.words = np.concatenate([self.words[self.pos :], _word_block(self.rng, self.block)])
         self.pos = 0
 
     def next_word(self) -> int:
@@ -308,7 +320,7 @@ def _compiled_draws(sigma2: Fraction, count: int, rng: np.random.Generator, bloc
     from . import _exact_kernel as kernel  # numba: imported when first needed
 
     n, d = sigma2.numerator, sigma2.denominator
-    constants = kernel.scale(n, d, isqrt(n // d) + 1)
+    constants = kernel.constants(n, d, isqrt(n // d) + 1)
     buffer = _WordBuffer(rng, block)
     replay = _make_sampler(sigma2, buffer.next_word)
     out = np.empty(count, dtype=np.int64)

@@ -35,8 +35,7 @@ class _Stream:
 
 
 def _python_draws(sigma2, count, stream, block):
-    draw = es._make_sampler(Fraction(sigma2), es._word_source(stream, block).__next__)
-    return np.array([draw() for _ in range(count)], dtype=np.int64)
+    return es._python_draws(Fraction(sigma2), count, stream, block)
 
 
 # σ² = 2 and 5 are short rationals (Algorithm 3's exponent on 64-bit integers); 1/(2·0.0992)
@@ -58,7 +57,7 @@ def test_sample_uses_it_and_leaves_the_generator_where_python_would():
     rng = np.random.default_rng(3)
     draws = es.sample(5.04, 1000, rng)
     python_rng = np.random.default_rng(3)
-    block = min(max(1000 * es._WORDS_PER_DRAW, es._BLOCK), 128 * es._BLOCK)
+    block = es._block_size(1000)
     np.testing.assert_array_equal(draws, _python_draws(5.04, 1000, python_rng, block))
     assert rng.integers(0, 10**9) == python_rng.integers(0, 10**9)
 
@@ -69,7 +68,7 @@ def test_a_trial_the_floats_cannot_decide_is_replayed_exactly():
     # the float comparison cannot tell; the integers can (2⁶³·2 ≥ 2⁶⁴: A_1 = 0).
     first = [2**63 + 5, 2**63]
     words = np.array(first + [0] * 64, dtype=np.uint64)
-    constants = kernel.scale(2, 1, 2)
+    constants = kernel.constants(2, 1, 2)
     filled, pos, status = kernel.fill(words, 0, np.empty(1, dtype=np.int64), 0, constants)
     assert (filled, pos, status) == (0, 0, kernel.UNDECIDED)
     compiled = es._compiled_draws(Fraction(2), 500, _Stream(first, 9), 64)
