@@ -33,6 +33,9 @@ for _name, _folder in (
 # do, instead of compiling from source all they import where the environment forbids it.
 os.environ.setdefault("PYTHONPYCACHEPREFIX", str(_BUILD / "pycache"))
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+# One OpenBLAS thread per process, as make's (see the Makefile): for the kernels and
+# subprocesses started from here.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
