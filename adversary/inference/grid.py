@@ -31,6 +31,7 @@ from functools import cached_property
 
 import numpy as np
 import pytensor.tensor as pt
+from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph.replace import vectorize_graph
 from pytensor.graph.traversal import ancestors
 
@@ -40,14 +41,17 @@ from .safe import counted_as_integers
 from .tiered import compile_kernel
 
 __all__ = [
+    "MAX_GROWTH_ROUNDS",
     "GridResult",
     "LatentGrid",
     "geometric_tail",
+    "not_proper",
     "scalar_labels",
     "variable_dims",
+    "widen",
 ]
 
-_MAX_GROWTH_ROUNDS = 64
+MAX_GROWTH_ROUNDS = 64
 _BLOCK = 1 << 20  # largest (rows × cells) block evaluated in one call
 _FIRST_HALF_WIDTH = 8  # an automatic window starts at the centre ± this
 
@@ -70,7 +74,7 @@ def variable_dims(model, name: str, shape: tuple) -> tuple:
 def geometric_tail(edge, inner) -> np.ndarray:
     """Estimated mass past an edge: ``m_e r/(1 - r)``, ``r = m_e/m_inner`` (inf if not decaying)."""
     edge, inner = np.asarray(edge, dtype=np.float64), np.asarray(inner, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # a tiny inner: inf
         ratio = edge / inner
         estimate = np.where(inner > edge, edge * ratio / (1.0 - ratio), np.inf)
     return np.where(edge == 0, 0.0, estimate)
@@ -81,6 +85,7 @@ class _LatentBounds:
 
     def __init__(self, model, value_vars, compile_kwargs):
         self.entries = {}
+        self.graphs = []  # every bound's graph (for the shared variables they read)
         for v in value_vars:
             lower, upper = support_bounds(model.values_to_rvs[v])
             sides = [(side, g) for side, g in (("lower", lower), ("upper", upper)) if g is not None]
@@ -95,6 +100,7 @@ class _LatentBounds:
                     graphs = vectorize_graph(
                         graphs, replace=dict(zip(parents, batched, strict=True))
                     )
+                self.graphs.extend(graphs)
                 fn = model.compile_fn(
                     graphs,
                     inputs=batched,
@@ -149,6 +155,10 @@ class _GridLogp:
         replace = dict(zip([*value_vars, *data], self._inputs, strict=True))
         self._out = vectorize_graph(pt.cast(logp, "float64"), replace=replace)
         self._dtypes = [v.dtype for v in value_vars] + [d.dtype for d in data]
+
+    def shared_inputs(self) -> list:
+        """The shared variables the log-p reads besides its inputs."""
+        return [v for v in ancestors([self._out]) if isinstance(v, SharedVariable)]
 
     @cached_property
     def fn(self):
@@ -218,6 +228,15 @@ class LatentGrid:
         self.bounds = _LatentBounds(model, self.value_vars, compile_kwargs)
         (logp,) = counted_as_integers([model.logp() if logp is None else logp])
         self.logp = _GridLogp(model, self.value_vars, logp, list(data), compile_kwargs)
+        self._shared = None  # what state() reads, found on its first call
+
+    def state(self) -> tuple:
+        """The values of the shared variables its log-p and bounds read: what it computes
+        depends on its arguments and these alone."""
+        if self._shared is None:
+            bounds = [v for v in ancestors(self.bounds.graphs) if isinstance(v, SharedVariable)]
+            self._shared = [*self.logp.shared_inputs(), *bounds]
+        return tuple(np.asarray(v.get_value(borrow=True)).tobytes() for v in self._shared)
 
     # --- ranges ----------------------------------------------------------------------------
 
@@ -278,6 +297,7 @@ class LatentGrid:
         target: str | None = None,
         keep_joint: bool = False,
         impossible: str = "the observations are impossible under the prior",
+        start: dict | None = None,
     ) -> GridResult:
         """Grow the automatic windows until every row's estimated omitted mass is small.
 
@@ -288,39 +308,37 @@ class LatentGrid:
         :meth:`values_by_variable` giving a boolean per cell, whose posterior
         probability each row gets; ``target``: a latent label whose posterior
         pmf each row gets; ``impossible``: what a row whose cells all have
-        log-p ``-inf`` means, for the error.
+        log-p ``-inf`` means, for the error; ``start``: ``{label: (lowest, highest)}``
+        where automatic windows start instead of ``centre ± 8`` (e.g. the ranges a
+        previous batch of rows grew to: they are still grown if these rows need more).
         """
         stated = stated or {}
-        auto: dict[str, list[int]] = {}
-        for _ in range(_MAX_GROWTH_ROUNDS):
-            ranges, cut = self._ranges(centre, auto, stated)
-            grid_shape = tuple(ranges[lb][1] - ranges[lb][0] + 1 for lb in self.all_labels)
-            n_cells = math.prod(grid_shape)
-            if n_cells > max_cells:
-                raise ValueError(
-                    f"max_cells: the latent grid needs {n_cells} cells (ranges {ranges}), more "
-                    f"than max_cells={max_cells}; state narrower ranges, raise max_cells or use "
-                    "MCMC (an automatic range that keeps growing may mean an improper posterior)"
-                )
+        auto: dict[str, list[int]] = {
+            lb: [int(lo), int(hi)] for lb, (lo, hi) in (start or {}).items()
+        }
+        for _ in range(MAX_GROWTH_ROUNDS):
+            ranges, cut, grid_shape = self.sized_ranges(centre, auto, max_cells, stated)
             result = self._reduce(
                 rows, n_rows, ranges, cut, grid_shape, centre, event, target, keep_joint, impossible
             )
-            grown = [(lb, side) for lb, sides in cut.items() for side, g in sides.items() if g]
-            allowed = tail_mass / max(1, len(grown))
-            grow = [key for key in grown if np.max(result.tails[key]) > allowed]
-            if not grow:
+            largest = {key: np.max(estimate) for key, estimate in result.tails.items()}
+            if not widen(auto, cut, largest, tail_mass):
                 return result
-            for label, side in grow:
-                window = auto[label]
-                width = max(window[1] - window[0] + 1, 2 * _FIRST_HALF_WIDTH)
-                if side == "low":
-                    window[0] -= width
-                else:
-                    window[1] += width
-        raise ValueError(
-            f"tail_mass: the automatic ranges {ranges} still leave more than {tail_mass} of some "
-            f"posterior outside after {_MAX_GROWTH_ROUNDS} enlargements; is the posterior proper?"
-        )
+        raise not_proper(ranges, tail_mass)
+
+    def sized_ranges(self, centre, auto, max_cells, stated=None):
+        """``(ranges, cut sides, grid shape)`` of the current windows (:meth:`run`), refusing
+        a grid of more than ``max_cells`` cells."""
+        ranges, cut = self._ranges(centre, auto, stated or {})
+        grid_shape = tuple(ranges[lb][1] - ranges[lb][0] + 1 for lb in self.all_labels)
+        n_cells = math.prod(grid_shape)
+        if n_cells > max_cells:
+            raise ValueError(
+                f"max_cells: the latent grid needs {n_cells} cells (ranges {ranges}), more "
+                f"than max_cells={max_cells}; state narrower ranges, raise max_cells or use "
+                "MCMC (an automatic range that keeps growing may mean an improper posterior)"
+            )
+        return ranges, cut, grid_shape
 
     def _centre_cell(self, centre, ranges, grid_shape) -> int | None:
         index = []
@@ -361,20 +379,20 @@ class LatentGrid:
             for c0 in range(0, n_cells, cell_step):
                 c1 = min(n_cells, c0 + cell_step)
                 log_joint[:, c0:c1] = self.logp([c[:, c0:c1] for c in candidates], block, b)
-            if np.isnan(log_joint).any():
+            top = log_joint.max(axis=1, keepdims=True)  # NaN where a row has a NaN
+            if np.isnan(top).any():
                 raise FloatingPointError("model: its log-p is NaN on some cell of the grid")
-            top = log_joint.max(axis=1, keepdims=True)
             if not np.all(np.isfinite(top)):
                 raise ValueError(
                     f"model: every cell of the latent grid {ranges} has log-p -inf (or +inf) "
                     f"for some observations; {why}"
                 )
-            prob = np.exp(log_joint - top)
+            if centre_cell is not None:
+                out.centre_logp[start:stop] = log_joint[:, centre_cell]
+            prob = np.exp(np.subtract(log_joint, top, out=log_joint), out=log_joint)
             total = prob.sum(axis=1, keepdims=True)
             prob /= total
             out.log_normaliser[start:stop] = (top + np.log(total))[:, 0]
-            if centre_cell is not None:
-                out.centre_logp[start:stop] = log_joint[:, centre_cell]
             if mask is not None:
                 out.event[start:stop] = prob @ mask
             shaped = prob.reshape(b, *grid_shape)
@@ -396,6 +414,30 @@ class LatentGrid:
                         estimate = geometric_tail(marginal[:, -1], marginal[:, -2])
                     out.tails[(label, side)][start:stop] = estimate
         return out
+
+
+def widen(auto: dict, cut: dict, largest: dict, tail_mass: float) -> bool:
+    """Widen each automatic window whose side's largest estimated tail (``largest``, by
+    ``(label, side)``) exceeds its share of ``tail_mass``; whether any was."""
+    grown = [(lb, side) for lb, sides in cut.items() for side, g in sides.items() if g]
+    allowed = tail_mass / max(1, len(grown))
+    grow = [key for key in grown if largest[key] > allowed]
+    for label, side in grow:
+        window = auto[label]
+        width = max(window[1] - window[0] + 1, 2 * _FIRST_HALF_WIDTH)
+        if side == "low":
+            window[0] -= width
+        else:
+            window[1] += width
+    return bool(grow)
+
+
+def not_proper(ranges, tail_mass) -> ValueError:
+    """The error of windows still growing after every round."""
+    return ValueError(
+        f"tail_mass: the automatic ranges {ranges} still leave more than {tail_mass} of some "
+        f"posterior outside after {MAX_GROWTH_ROUNDS} enlargements; is the posterior proper?"
+    )
 
 
 def _span(bounds: tuple[int, int]) -> tuple[int, int]:

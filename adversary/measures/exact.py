@@ -45,6 +45,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import pymc as pm
@@ -70,11 +71,17 @@ __all__ = ["DEFAULT_MAX_RELEASES", "ReleaseGrid", "exact_measures", "release_gri
 #: The largest release grid summed over, unless a caller says otherwise.
 DEFAULT_MAX_RELEASES = 1_000_000
 
-# Release sets drawn to place the first windows; rounds of widening at the most.
+# Release sets drawn to place the first windows (fewer where the windows grow from each
+# scalar's pmf, whose tables span well beyond them at no cost); rounds of widening at most.
 _PILOT_DRAWS = 64
+_TABULATED_PILOT_DRAWS = 16
 _MAX_GROWTH_ROUNDS = 64
-# Below the binary exponent of the smallest positive float64 (-1073), for zeros (_drop_count).
-_BELOW_EVERY_EXPONENT = -1100
+# Tables for the release windows span this many times their width more each side: windows
+# started from 16 draws (about ±1.8 standard deviations) grow to ±7 or more for a tail mass
+# of 1e-12, within the first tables.
+_WINDOW_MARGIN = 3.0
+# The most latent cells whose tables the release pmf shares with the posteriors.
+_SHARED_TABLE_CELLS = 4096
 # Release sets whose posteriors are computed in one call (bounds the memory of the pmfs).
 _CHUNK = 50_000
 
@@ -114,23 +121,39 @@ class _ReleaseLogpmf:
 
 class _TabulatedReleaseLogpmf:
     """``log P[releases | latents = truth]`` as each release scalar's log-pmf over a window, from
-    the tables of :mod:`~adversary.measures.tabulated_likelihood`, the truth the one cell."""
+    the tables of :mod:`~adversary.measures.tabulated_likelihood`.
+
+    The tables are those of the latent grid's first cells (the truth among them) where
+    there are at most :data:`_SHARED_TABLE_CELLS`: the posteriors' first tables are then
+    the same evaluation (kept by the tables), not another; else of the truth alone.
+    """
 
     def __init__(self, engine: ReleasePosteriors, truth):
-        self.tables = engine.grid.logp.tables
+        grid = engine.grid
+        self.tables = grid.logp.tables
         self.names = engine.observed
         self.cells = [
-            np.asarray(truth[v.name]).reshape(1, 1, *engine.grid.shapes[v.name])
-            for v in engine.grid.value_vars
+            np.asarray(truth[v.name]).reshape(1, 1, *grid.shapes[v.name]) for v in grid.value_vars
         ]
+        self.column = 0
+        try:
+            ranges, _, _ = grid.sized_ranges(truth, {}, max_cells=_SHARED_TABLE_CELLS)
+        except ValueError:  # more cells than that: the truth's tables alone
+            return
+        candidates, flat = grid.cells(ranges)
+        true_cell = np.concatenate([np.asarray(truth[v.name]).reshape(-1) for v in grid.value_vars])
+        where = np.flatnonzero(np.all(flat == true_cell, axis=1))
+        if where.size:
+            self.cells, self.column = candidates, int(where[0])
 
     def by_scalar(self, windows, names) -> list[np.ndarray]:
         """Each release scalar's log-pmf over its window ``(lowest, highest)``; the scalars
         those of the observed variables ``names``, in that order."""
         lowest = min(lo for lo, _ in windows)
         span = np.arange(lowest, max(hi for _, hi in windows) + 1)
-        tables = dict(zip(self.names, self.tables(self.cells, span), strict=True))
-        table = np.concatenate([tables[name][:, 0, :] for name in names], axis=1)
+        tables = self.tables(self.cells, span, _WINDOW_MARGIN)
+        tables = dict(zip(self.names, tables, strict=True))
+        table = np.concatenate([tables[name][:, self.column, :] for name in names], axis=1)
         return [table[lo - lowest : hi - lowest + 1, k] for k, (lo, hi) in enumerate(windows)]
 
 
@@ -181,6 +204,55 @@ def release_grid(
     ``max_releases`` before building it. ``compile_kwargs`` as for
     :func:`exact_measures`.
     """
+    grown = grown_windows(
+        model,
+        truth,
+        tail_mass=tail_mass,
+        max_releases=max_releases,
+        random_seed=random_seed,
+        compile_kwargs=compile_kwargs,
+    )
+    releases = _by_variable(_cells(grown.windows), grown.shapes)
+    p, omitted = grown.p, grown.omitted
+    if p is None:  # the grid, its log-p the sum of the scalars' in turn
+        p, omitted = product_probability(grown.by_scalar)
+    kept, dropped_mass = kept_releases(p, tail_mass / 2)
+    keep = np.flatnonzero(kept)
+    return ReleaseGrid(
+        releases={name: array[keep] for name, array in releases.items()},
+        probability=p[keep],
+        windows=grown.labelled_windows(),
+        omitted_mass=omitted + dropped_mass,
+        dropped_mass=dropped_mass,
+    )
+
+
+@dataclass
+class GrownWindows:
+    """The release windows of :func:`grown_windows`: ``windows`` (``[lowest, highest]`` per
+    release scalar, the scalars ``labels``), and either ``by_scalar`` (each scalar's log-pmf
+    over its window, when the scalars are independent) or ``p`` (the grid's probabilities)
+    with ``omitted`` (the release probability outside the grid)."""
+
+    labels: list
+    shapes: dict
+    windows: list
+    by_scalar: list | None
+    p: np.ndarray | None
+    omitted: float
+
+    def labelled_windows(self) -> dict:
+        return {lb: (lo, hi) for lb, (lo, hi) in zip(self.labels, self.windows, strict=True)}
+
+    def __len__(self) -> int:
+        return math.prod(hi - lo + 1 for lo, hi in self.windows)
+
+
+def grown_windows(
+    model, truth, *, tail_mass, max_releases, random_seed=None, compile_kwargs=None
+) -> GrownWindows:
+    """The windows of the release grid, grown until it leaves out at most ``tail_mass / 2``
+    (module docstring, step 1; arguments as for :func:`release_grid`)."""
     model = modelcontext(model)
     tail_mass = float(as_probability(tail_mass, "tail_mass"))
     max_releases = positive_int(max_releases, "max_releases")
@@ -197,8 +269,10 @@ def release_grid(
     )
     shapes = {rv.name: np.shape(observed_data(model, rv)) for rv in model.observed_RVs}
     labels = [lb for name, shape in shapes.items() for lb in scalar_labels(name, shape)]
-    pilot = release_simulator(model, truth, generator(random_seed))(_PILOT_DRAWS)
-    flat = np.concatenate([pilot[n].reshape(_PILOT_DRAWS, -1) for n in shapes], axis=1)
+    tabulated = isinstance(logpmf, _TabulatedReleaseLogpmf)
+    draws = _TABULATED_PILOT_DRAWS if tabulated else _PILOT_DRAWS
+    pilot = release_simulator(model, truth, generator(random_seed))(draws)
+    flat = np.concatenate([pilot[n].reshape(draws, -1) for n in shapes], axis=1)
     windows = [[int(lo), int(hi)] for lo, hi in zip(flat.min(0), flat.max(0), strict=True)]
     for _ in range(_MAX_GROWTH_ROUNDS):
         sizes = [hi - lo + 1 for lo, hi in windows]
@@ -209,7 +283,8 @@ def release_grid(
                 f"max_releases: the release grid needs {n} release sets (windows {shown}), more "
                 f"than max_releases={max_releases}; raise it or use monte_carlo_measures"
             )
-        if isinstance(logpmf, _TabulatedReleaseLogpmf):
+        by_scalar = p = None
+        if tabulated:
             # Independent scalars: the grid's mass is the product of each window's.
             by_scalar = logpmf.by_scalar(windows, list(shapes))
             masses = [np.exp(_checked(log_p)) for log_p in by_scalar]
@@ -219,8 +294,7 @@ def release_grid(
                 m * float(math.prod(sums[:a] + sums[a + 1 :])) for a, m in enumerate(masses)
             ]
         else:
-            releases = _by_variable(_cells(windows), shapes)
-            p = np.exp(_checked(logpmf(releases)))
+            p = np.exp(_checked(logpmf(_by_variable(_cells(windows), shapes))))
             total = np.sum(p, dtype=np.longdouble)  # extended precision: 1 - total loses nothing
             marginals = None
         if total > 1.0 + 1e-9:
@@ -230,14 +304,7 @@ def release_grid(
             )
         omitted = max(0.0, float(1 - total))
         if omitted <= tail_mass / 2:
-            if marginals is not None:  # the grid, its log-p the sum of the scalars' in turn
-                releases = _by_variable(_cells(windows), shapes)
-                log_p = by_scalar[0]
-                for term in by_scalar[1:]:
-                    log_p = np.add.outer(log_p, term)
-                p = np.exp(log_p.reshape(-1))
-                omitted = max(0.0, float(1 - np.sum(p, dtype=np.longdouble)))
-            return _dropping_smallest(releases, p, omitted, tail_mass / 2, labels, windows)
+            return GrownWindows(labels, shapes, windows, by_scalar, p, omitted)
         if marginals is None:
             grid = p.reshape(sizes)
             marginals = [
@@ -253,6 +320,18 @@ def release_grid(
         f"tail_mass: the release grid still leaves {omitted:.3g} of the release probability out "
         f"after {_MAX_GROWTH_ROUNDS} widenings"
     )
+
+
+def product_probability(by_scalar: list[np.ndarray]) -> tuple[np.ndarray, float]:
+    """The probability of every release set of a product grid (the last scalar fastest), the
+    product of its scalars' pmfs, and the mass the grid leaves out (one less the product of
+    each window's mass, summed in extended precision)."""
+    masses = [np.exp(log_p) for log_p in by_scalar]
+    p = masses[0]
+    for mass in masses[1:]:
+        p = np.multiply.outer(p, mass)
+    total = math.prod(np.sum(m, dtype=np.longdouble) for m in masses)
+    return p.reshape(-1), max(0.0, float(1 - total))
 
 
 def _cells(windows) -> np.ndarray:
@@ -306,54 +385,14 @@ def _extensions(marginals: list, threshold: float) -> list[tuple[int, int, int]]
     return out
 
 
-def _drop_count(values: np.ndarray, budget: float) -> tuple[int, float]:
-    """``(n, cut)``: the ``n`` smallest ``values`` have a running total within ``budget`` (and
-    ``n + 1`` would not), the largest of them ``cut``; ``(0, nan)`` when none fits.
+def kept_releases(p: np.ndarray, budget: float) -> tuple[np.ndarray, float]:
+    """Which releases stay when the least probable are dropped, up to ``budget`` of probability
+    (the smallest first, of equal ones the first on the grid: :func:`._dropping.kept_mask`),
+    and the mass dropped."""
+    from ._dropping import kept_mask  # numba: imported when a grid is summed
 
-    By binary exponent (``np.frexp``; zeros below every other): the exponents whose values
-    fit together with every smaller exponent's are taken whole, unsorted; only the next
-    exponent's values are sorted and added one by one.
-    """
-    if not len(values):
-        return 0, math.nan
-    exponents = np.where(values > 0, np.frexp(values)[1], _BELOW_EVERY_EXPONENT)
-    lowest = int(exponents.min())
-    totals = np.cumsum(np.bincount(exponents - lowest, weights=values))
-    whole = int(np.searchsorted(totals, budget, side="right"))  # exponent bins taken whole
-    taken = exponents < lowest + whole
-    count, base = int(taken.sum()), float(totals[whole - 1]) if whole else 0.0
-    cut = float(values[taken].max()) if count else math.nan
-    if whole < len(totals):  # the bin where the total reaches the budget, value by value
-        bin_values = np.sort(values[exponents == lowest + whole])
-        more = int(np.searchsorted(base + np.cumsum(bin_values), budget, side="right"))
-        if more:
-            count, cut = count + more, float(bin_values[more - 1])
-    return count, cut
-
-
-def _dropping_smallest(releases, p, omitted, budget, labels, windows) -> ReleaseGrid:
-    """The grid without its least probable releases, up to ``budget`` of probability.
-
-    Only releases of probability at most ``budget`` can be dropped. The
-    smallest go first, and of equal probabilities the first on the grid.
-    Only the binary order of magnitude where the running total reaches
-    ``budget`` is sorted (:func:`_drop_count`): every smaller one goes whole.
-    """
-    dropped, cut = _drop_count(p[p <= budget], budget)
-    kept = np.ones(len(p), dtype=bool)
-    if dropped:
-        below = p < cut
-        kept[below] = False
-        kept[np.flatnonzero(p == cut)[: dropped - int(below.sum())]] = False
-    keep = np.flatnonzero(kept)
-    dropped_mass = float(np.sum(p[~kept], dtype=np.longdouble))
-    return ReleaseGrid(
-        releases={name: array[keep] for name, array in releases.items()},
-        probability=p[keep],
-        windows={lb: (lo, hi) for lb, (lo, hi) in zip(labels, windows, strict=True)},
-        omitted_mass=omitted + dropped_mass,
-        dropped_mass=dropped_mass,
-    )
+    kept, dropped = kept_mask(np.ascontiguousarray(p, dtype=np.float64), float(budget))
+    return kept, float(dropped)
 
 
 def exact_measures(
@@ -412,7 +451,7 @@ def exact_measures(
         random_seed,
         "exact sums need discrete latents: use monte_carlo_measures(..., method='mcmc')",
     )
-    grid = release_grid(
+    grown = grown_windows(
         model,
         stated.truth,
         tail_mass=tail_mass,
@@ -420,38 +459,32 @@ def exact_measures(
         random_seed=random_seed,
         compile_kwargs=compile_kwargs,
     )
+    from .product_sums import product_sums, product_sums_take  # numba: imported when summing
+
     engine = ReleasePosteriors.of(model, compile_kwargs)
-    posterior_sum = credit_sum = latent_error = 0.0
-    for start in range(0, len(grid), _CHUNK):
-        part = slice(start, start + _CHUNK)
-        weights = grid.probability[part]
-        table = engine.reduced(
-            {name: array[part] for name, array in grid.releases.items()},
-            stated.event,
-            stated.target,
-            centre=stated.truth,
-            tail_mass=latent_tail_mass,
-            max_cells=max_cells,
+    summed = None
+    if product_sums_take(engine, grown):  # one compiled pass over the product grid
+        p, omitted = product_probability(grown.by_scalar)
+        kept, dropped = kept_releases(p, tail_mass / 2)
+        summed = product_sums(
+            engine, grown, kept, omitted + dropped, stated, latent_tail_mass, max_cells
         )
-        credit = decision_credit(
-            table.target, table.target_values, stated.true_target, stated.tie_rule
-        )
-        posterior_sum += float(weights @ table.event)
-        credit_sum += float(weights @ credit)
-        latent_error += float(weights @ np.minimum(table.omitted, 1.0))
+    if summed is None:
+        summed = _chunked_sums(engine, grown, stated, tail_mass, latent_tail_mass, max_cells)
+    posterior_sum, credit_sum, latent_error = summed.posterior, summed.credit, summed.latent_error
     prior = stated.prior_of_truth
-    error = grid.omitted_mass + latent_error
+    error = summed.omitted + latent_error
     return MarginalMeasures(
         marginal_posterior=posterior_sum,
         marginal_risk=posterior_sum / prior,
         correct_decision_probability=credit_sum,
         prior_of_truth=prior,
-        omitted_mass=grid.omitted_mass,
+        omitted_mass=summed.omitted,
         error_bound=error,
         method="exact",
         details={
-            "releases": len(grid),
-            "release_windows": grid.windows,
+            "releases": summed.summed,
+            "release_windows": grown.labelled_windows(),
             "latent_omitted_mass": latent_error,
             "target": stated.target,
             "prior": stated.prior_details,
@@ -460,3 +493,41 @@ def exact_measures(
         },
         tie_rule=stated.tie_rule,
     )
+
+
+def _chunked_sums(engine, grown, stated, tail_mass, latent_tail_mass, max_cells):
+    """The sums of :func:`exact_measures` from the posteriors of the release grid, a chunk of
+    release sets at a time (any model; :mod:`.product_sums` is faster where it applies)."""
+    releases = _by_variable(_cells(grown.windows), grown.shapes)
+    p, omitted = grown.p, grown.omitted
+    if p is None:
+        p, omitted = product_probability(grown.by_scalar)
+    kept, dropped = kept_releases(p, tail_mass / 2)
+    keep = np.flatnonzero(kept)
+    probability = p[keep]
+    sums = np.zeros(3)
+    ranges = None  # each chunk's latent windows start where the last chunk's ended
+    for start in range(0, len(keep), _CHUNK):
+        part = keep[start : start + _CHUNK]
+        weights = probability[start : start + _CHUNK]
+        table = engine.reduced(
+            {name: array[part] for name, array in releases.items()},
+            stated.event,
+            stated.target,
+            centre=stated.truth,
+            tail_mass=latent_tail_mass,
+            max_cells=max_cells,
+            start=ranges,
+        )
+        ranges = table.ranges
+        credit = decision_credit(
+            table.target, table.target_values, stated.true_target, stated.tie_rule
+        )
+        sums += (
+            float(weights @ table.event),
+            float(weights @ credit),
+            float(weights @ np.minimum(table.omitted, 1.0)),
+        )
+    from .product_sums import ProductSums
+
+    return ProductSums(sums, len(keep), omitted + dropped)

@@ -16,6 +16,7 @@ estimated from draws of the prior, with its standard error reported.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 import pymc as pm
@@ -23,7 +24,7 @@ from pytensor.graph.traversal import ancestors
 
 from ..inference.grid import LatentGrid
 from .attack_model import event_on_cells, event_variables, is_discrete
-from .structure import kwargs_key, memoized
+from .structure import kwargs_key, memoized, values_key
 
 __all__ = ["PRIOR_DRAWS", "prior_of_event"]
 
@@ -98,26 +99,45 @@ def _prior_grid(model, rvs, compile_kwargs) -> LatentGrid:
 
 
 def _enumerated(model, rvs, truth, event, tail_mass, max_cells, compile_kwargs) -> dict:
+    """The exact prior of the event; kept with a structure's model for a mapping event, by the
+    values the prior grid reads (a scan over ρ meets the same prior again)."""
     try:
         grid = memoized(
             model,
             ("prior_grid", tuple(rv.name for rv in rvs), kwargs_key(compile_kwargs)),
             lambda: _prior_grid(model, rvs, compile_kwargs),
         )
-        result = grid.run(
-            [],
-            1,
-            centre=truth,
-            event=event_on_cells(model, event),
-            tail_mass=tail_mass,
-            max_cells=max_cells,
-            impossible="the truth has prior probability 0",
+        if not isinstance(event, Mapping):
+            return _summed(model, grid, truth, event, tail_mass, max_cells)
+        key = (
+            "prior_of_event",
+            tuple(rv.name for rv in rvs),
+            values_key(truth),
+            repr(sorted(event.items())),
+            tail_mass,
+            max_cells,
+            grid.state(),
+        )
+        return dict(
+            memoized(model, key, lambda: _summed(model, grid, truth, event, tail_mass, max_cells))
         )
     except (TypeError, ValueError) as error:
         raise ValueError(
             f"prior_of_truth: cannot enumerate the prior of the event over "
             f"{[rv.name for rv in rvs]} ({error}); give prior_of_truth= instead"
         ) from error
+
+
+def _summed(model, grid, truth, event, tail_mass, max_cells) -> dict:
+    result = grid.run(
+        [],
+        1,
+        centre=truth,
+        event=event_on_cells(model, event),
+        tail_mass=tail_mass,
+        max_cells=max_cells,
+        impossible="the truth has prior probability 0",
+    )
     return {
         "prior_of_truth": float(result.event[0]),
         "standard_error": 0.0,

@@ -144,8 +144,10 @@ class ReleasePosteriors:
         centre: Mapping | None = None,
         tail_mass: float = 1e-12,
         max_cells: int = 20_000_000,
+        start: Mapping | None = None,
     ) -> GridResult:
-        """What :meth:`__call__` returns, as the latent grid's arrays (no Dataset built)."""
+        """What :meth:`__call__` returns, as the latent grid's arrays (no Dataset built);
+        ``start``: where automatic windows start (:meth:`LatentGrid.run`)."""
         tail_mass = float(as_probability(tail_mass, "tail_mass"))
         rows, n = self._rows(releases)
         centre = self.model.initial_point() if centre is None else centre
@@ -161,6 +163,7 @@ class ReleasePosteriors:
             target=target,
             tail_mass=tail_mass,
             max_cells=max_cells,
+            start=None if start is None else dict(start),
             impossible="a release set is impossible under the model (a release drawn from the "
             "truth should not be: the model's random draws and its log-p disagree)",
         )

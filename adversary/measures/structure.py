@@ -135,7 +135,13 @@ def _is_lifted(variable) -> bool:
 
 
 def _root(variable, lifted: list) -> tuple:
-    """The key of a variable without an owner; float constants are added to ``lifted``."""
+    """The key of a variable without an owner; float constants are added to ``lifted``.
+
+    A factory's argument made shared (tagged ``shared_argument``,
+    :mod:`~adversary.scenarios.parametric`) counts by identity: the model is
+    the same at every value and the structure's copy reads that same
+    variable. Any other shared variable counts by its value.
+    """
     if _is_lifted(variable):
         lifted.append(variable)
         return ("lifted", str(variable.type))
@@ -147,6 +153,8 @@ def _root(variable, lifted: list) -> tuple:
     if isinstance(variable, SharedVariable):
         if isinstance(variable.type, RandomType):
             return ("rng", str(variable.type))
+        if getattr(variable.tag, "shared_argument", False):
+            return ("shared argument", str(variable.type), id(variable))
         value = np.asarray(variable.get_value(borrow=True))
         return ("shared", str(variable.type), variable.name, value.dtype.str, value.tobytes())
     return ("input", str(variable.type), variable.name)

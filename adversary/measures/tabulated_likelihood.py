@@ -22,8 +22,11 @@ grid's compiled log-p (:class:`~adversary.inference.grid.LatentGrid`), and
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytensor.tensor as pt
+from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph.replace import graph_replace, vectorize_graph
 from pytensor.graph.traversal import ancestors
 
@@ -78,19 +81,61 @@ class TabulatedLogp:
         self._tables = model.compile_fn(tables, inputs=cells + values, **options)
         self._cell_dtypes = [v.dtype for v in value_vars]
         self._data_dtypes = [d.dtype for d in data]
+        # What the functions read besides their inputs (σ², a prior's probabilities): the key
+        # of the last evaluation kept, with the cells (_Evaluated).
+        self._shared = [v for v in ancestors([prior, *tables]) if isinstance(v, SharedVariable)]
+        self._last: _Evaluated | None = None
+
+    def shared_inputs(self) -> list:
+        """The shared variables the prior and the tables read besides their inputs."""
+        return list(self._shared)
 
     def __call__(self, cells: list[np.ndarray], rows: list[np.ndarray], n_rows: int) -> np.ndarray:
         """The joint log-p: the prior's plus :meth:`likelihood`."""
-        cells = [np.asarray(c, dtype=d) for c, d in zip(cells, self._cell_dtypes, strict=True)]
-        (prior,) = self._prior(*cells)
         total = self.likelihood(cells, rows, n_rows)
-        total += np.asarray(prior, dtype=np.float64).reshape(1, -1)
+        total += self._evaluated(cells, None).prior
         return total
 
-    def tables(self, cells: list[np.ndarray], span: np.ndarray) -> list[np.ndarray]:
-        """Per observed variable, ``(len(span), cells, scalars)``: each of its scalars' log-p
-        of each value of ``span`` given each cell."""
+    def prior(self, cells: list[np.ndarray]) -> np.ndarray:
+        """The prior log-p of each cell, ``(cells,)``."""
+        return self._evaluated(cells, None).prior[0]
+
+    def _evaluated(
+        self, cells: list[np.ndarray], span: tuple[int, int] | None, margin: float = 0.0
+    ) -> _Evaluated:
+        """The prior and the tables over at least ``span`` at ``cells`` and the shared values
+        now: the last evaluation's where it covers them, else a new one over ``span``
+        widened by ``margin`` times its width (at least 8) each side, so that a span grown
+        a little later needs no new call."""
         cells = [np.asarray(c, dtype=d) for c, d in zip(cells, self._cell_dtypes, strict=True)]
+        key = (
+            tuple(c.tobytes() for c in cells),
+            tuple(np.asarray(v.get_value(borrow=True)).tobytes() for v in self._shared),
+        )
+        last = self._last if self._last is not None and self._last.key == key else None
+        if last is None:
+            (prior,) = self._prior(*cells)
+            last = _Evaluated(key, np.asarray(prior, dtype=np.float64).reshape(1, -1))
+        if span is not None and not last.covers(span):
+            lowest, highest = span
+            extra = max(8, math.ceil(margin * (highest - lowest + 1))) if margin else 0
+            lowest, highest = lowest - extra, highest + extra
+            last.set_tables(lowest, self._evaluate_tables(cells, np.arange(lowest, highest + 1)))
+        self._last = last
+        return last
+
+    def tables(
+        self, cells: list[np.ndarray], span: np.ndarray, margin: float = 0.0
+    ) -> list[np.ndarray]:
+        """Per observed variable, ``(len(span), cells, scalars)``: each of its scalars' log-p
+        of each value of ``span`` (consecutive integers) given each cell; ``margin``: as
+        for :meth:`_evaluated` (a caller about to ask for a wider span)."""
+        lowest, highest = int(span[0]), int(span[-1])
+        evaluated = self._evaluated(cells, (lowest, highest), margin)
+        start = lowest - evaluated.lowest
+        return [t[start : start + len(span)] for t in evaluated.tables]
+
+    def _evaluate_tables(self, cells: list[np.ndarray], span: np.ndarray) -> list[np.ndarray]:
         n_cells = cells[0].shape[1]
         values = [
             np.broadcast_to(span.reshape(-1, 1, *(1,) * len(s)), (len(span), 1, *s)).astype(d)
@@ -105,15 +150,43 @@ class TabulatedLogp:
 
     def likelihood(self, cells: list[np.ndarray], rows: list[np.ndarray], n_rows: int):
         """``(rows, cells)``: the releases' log-p given each cell, summed from the tables."""
-        n_cells = np.shape(cells[0])[1]
-        total = np.zeros((n_rows, n_cells))
+        total = part = None
         flat = [np.asarray(r).reshape(n_rows, -1) for r in rows]
-        lowest = min(int(f.min()) for f in flat)
-        span = np.arange(lowest, max(int(f.max()) for f in flat) + 1)
-        for f, table in zip(flat, self.tables(cells, span), strict=True):
-            # Row v + k·len(span) of ``by_scalar``: scalar k's log-p of the value lowest + v.
-            by_scalar = np.ascontiguousarray(np.moveaxis(table, 2, 0)).reshape(-1, n_cells)
-            index = (f - lowest) + len(span) * np.arange(f.shape[1])
+        span = (min(int(f.min()) for f in flat), max(int(f.max()) for f in flat))
+        evaluated = self._evaluated(cells, span, margin=1.0)  # the next block's may differ
+        for f, by_scalar in zip(flat, evaluated.by_scalar, strict=True):
+            # Row v + k·width of ``by_scalar``: scalar k's log-p of the value lowest + v.
+            index = (f - evaluated.lowest) + evaluated.width * np.arange(f.shape[1])
             for k in range(index.shape[1]):
-                total += np.take(by_scalar, index[:, k], axis=0)
+                if total is None:
+                    total = np.take(by_scalar, index[:, k], axis=0, mode="clip")
+                    part = np.empty_like(total)
+                else:
+                    total += np.take(by_scalar, index[:, k], axis=0, out=part, mode="clip")
         return total
+
+
+class _Evaluated:
+    """One evaluation of a :class:`TabulatedLogp`: its key (cells and shared values), the
+    prior ``(1, cells)``, and the tables from ``lowest`` (each observed variable's, and the
+    same rows scalar by scalar: ``by_scalar[v + k·width]`` is scalar k's log-p of
+    ``lowest + v``)."""
+
+    def __init__(self, key, prior: np.ndarray):
+        self.key, self.prior = key, prior
+        self.lowest: int | None = None
+        self.tables: list[np.ndarray] = []
+        self.by_scalar: list[np.ndarray] = []
+        self.width = 0
+
+    def covers(self, span: tuple[int, int]) -> bool:
+        return self.lowest is not None and (
+            self.lowest <= span[0] and span[1] < self.lowest + self.width
+        )
+
+    def set_tables(self, lowest: int, tables: list[np.ndarray]) -> None:
+        self.lowest, self.tables, self.width = lowest, tables, len(tables[0])
+        n_cells = tables[0].shape[1]
+        self.by_scalar = [
+            np.ascontiguousarray(np.moveaxis(t, 2, 0)).reshape(-1, n_cells) for t in tables
+        ]

@@ -54,6 +54,7 @@ from ..measures.exact import DEFAULT_MAX_RELEASES, exact_measures
 from ..measures.marginal import MarginalMeasures
 from ..measures.monte_carlo import monte_carlo_measures
 from ..measures.protocol import prior_label as checked_label
+from .parametric import parametric_models
 
 __all__ = ["METHODS", "ModelAttack", "attack"]
 
@@ -134,9 +135,12 @@ class ModelAttack:
         object.__setattr__(self, "arguments", MappingProxyType(arguments))
         object.__setattr__(self, "priors", MappingProxyType({str(k): v for k, v in priors.items()}))
         object.__setattr__(self, "name", self.name or _function_name(self.factory))
-        first = self.model()
-        # Kept for the first marginal_measures of the first prior (a scan builds each ρ's once).
-        object.__setattr__(self, "_built", {next(iter(self.priors)): first})
+        label = next(iter(self.priors))
+        first = self._shared_model(label, build=False)
+        if first is None:
+            first = self.model()
+            # Kept for the first marginal_measures of the first prior (a scan builds each ρ's once).
+            object.__setattr__(self, "_built", {label: first})
         latents = [rv.name for rv in first.free_RVs]
         if not latents:
             raise ValueError(f"model_fn: {self.name}'s model has no free (latent) variables")
@@ -159,16 +163,36 @@ class ModelAttack:
 
     def model(self, prior_label: str | None = None) -> pm.Model:
         """The factory's model under one prior (default: the first)."""
-        kwargs = dict(self.arguments)
-        value = self.priors[checked_label(self.priors, prior_label)]
-        if value is not None:
-            kwargs[self.prior_argument] = value
-        built = self.factory(**kwargs)
+        built = self.factory(**self._kwargs(prior_label))
         if not isinstance(built, pm.Model):
             raise TypeError(
                 f"model_fn: {self.name}() must return a pymc.Model, got {type(built).__name__}"
             )
         return built
+
+    def _kwargs(self, prior_label: str | None) -> dict:
+        kwargs = dict(self.arguments)
+        value = self.priors[checked_label(self.priors, prior_label)]
+        if value is not None:
+            kwargs[self.prior_argument] = value
+        return kwargs
+
+    def _shared_model(self, label: str, build: bool = True) -> pm.Model | None:
+        """The factory's model with its float arguments shared, set to this attack's values, for
+        a computation that uses it at once (:mod:`~adversary.scenarios.parametric`); ``None``
+        where there is none (``build=False``: none checked yet)."""
+        models = parametric_models(self.factory)
+        if models is None:
+            return None
+        kwargs = self._kwargs(label)
+        if not build:
+            return models.existing(kwargs)
+        built = self.__dict__.get("_built", {})
+        return models.model(
+            kwargs,
+            lambda: built[label] if label in built else self.model(label),
+            points=() if self.truth is None else (self.truth,),
+        )
 
     def marginal_measures(self, prior_label: str | None = None) -> MarginalMeasures:
         """(3.3), (3.4), (3.6) for the truth under one prior: exact sums or Monte Carlo."""
@@ -178,9 +202,10 @@ class ModelAttack:
                 "value of every latent (truth= / TRUTH in a model file)"
             )
         label = checked_label(self.priors, prior_label)
-        model = self.__dict__.get("_built", {}).pop(label, None)
+        model = self._shared_model(label)
+        kept = self.__dict__.get("_built", {}).pop(label, None)
         if model is None:
-            model = self.model(label)
+            model = self.model(label) if kept is None else kept
         discrete = all(is_discrete(rv) for rv in model.free_RVs + model.observed_RVs)
         if self.method == "exact" or (self.method == "auto" and discrete):
             try:

@@ -134,10 +134,10 @@ def test_continuous_releases_have_no_grid():
 
 
 def test_the_smallest_releases_dropped_by_exponent_are_those_a_full_sort_drops():
-    """``_drop_count`` (only the exponent where the total reaches the budget sorted) against
+    """``drop_count`` (only the exponent where the total reaches the budget sorted) against
     sorting every value: the same count and cut on continuous values, zeros first, and on
     ties a count whose total is within the budget while one more would not be (to rounding)."""
-    from adversary.measures.exact import _drop_count
+    from adversary.measures._dropping import drop_count as _drop_count
 
     rng = np.random.default_rng(26)
     budget = 5e-13
