@@ -111,58 +111,38 @@ THREE_CASE = UnknownAttributeCase(
 
 
 def attacks():
-    """``{name: (hand-written case, its ρ field, the user's attack, its ρ field, prior labels)}``.
+    """``{name: (hand-written case, the user's attack, the ρ field of both, prior labels)}``.
 
     The user's attacks are plain PyMC factories of the same attacks as the
     shipped cases, their arguments the cases' (checked against them by the
     marginal risk, ``|Δ risk|``).
     """
     three = adversary.attack(three_cells, priors=THREE_PRIORS, truth={"C": 0})
-    out = {"three categories": (THREE_CASE, "rho", three, "rho", list(THREE_PRIORS))}
+    out = {"three categories": (THREE_CASE, three, "rho", list(THREE_PRIORS))}
     dare, ethnicity, granville = (
         load_case(k) for k in ("dare_county", "unknown_ethnicity", "granville_county")
     )
-    labels = list(dare.priors)[:2]
-    out["single block"] = (
-        dare,
-        "rho",
-        adversary.attack(
-            single_block,
-            priors={k: dare.priors[k] for k in labels},
-            truth=dare.true_latents,
-            arguments={"rho": dare.rho, "release": dare.observed_release},
-        ),
-        "rho",
-        labels,
-    )
-    labels = list(ethnicity.priors)[:2]
-    out["unknown attribute"] = (
-        ethnicity,
-        "rho",
-        adversary.attack(
-            unknown_ethnicity,
-            priors={k: tuple(ethnicity.priors[k]) for k in labels},
-            truth=ethnicity.true_latents,
-            arguments={"rho": ethnicity.rho},
-        ),
-        "rho",
-        labels,
-    )
     setting = dict(granville.parameters())
-    labels = list(granville.priors)[:2]
-    out["Granville block group"] = (
-        granville,
-        "rho1",
-        adversary.attack(
-            block_group,
-            priors={k: granville.priors[k] for k in labels},
-            truth=granville.true_latents,
-            arguments={"rho1": setting["rho1"], "rho2": setting["rho2"], "d": setting["d"]},
-        ),
-        "rho1",
-        labels,
-    )
+    for name, case, factory, field, arguments in (
+        ("single block", dare, single_block, "rho", {"release": dare.observed_release}),
+        ("unknown attribute", ethnicity, unknown_ethnicity, "rho", {}),
+        ("Granville block group", granville, block_group, "rho1", {"d": setting["d"]}),
+    ):
+        labels = list(case.priors)[:2]
+        rhos = {k: v for k, v in dict(case.parameters()).items() if k in ("rho", "rho1", "rho2")}
+        user = adversary.attack(
+            factory,
+            priors={k: _as_argument(case.priors[k]) for k in labels},
+            truth=case.true_latents,
+            arguments={**rhos, **arguments},
+        )
+        out[name] = (case, user, field, labels)
     return out
+
+
+def _as_argument(prior):
+    """A case's prior as the factory takes it: a number, or a tuple of category probabilities."""
+    return prior if isinstance(prior, float) else tuple(prior)
 
 
 def _cpu(function, *args, **kwargs):
@@ -176,7 +156,7 @@ def _measures(case, rho: float, field: str, label: str):
     return with_rho(case, rho, field).marginal_measures(label)
 
 
-def compare(name, hand, field, generic, generic_field, labels, rhos):
+def compare(name, hand, generic, field, labels, rhos):
     """Interleaved: each ρ and prior, hand then generic; CPU seconds and the largest gap.
 
     The first evaluation of the factory under each prior (compiling its
@@ -188,7 +168,7 @@ def compare(name, hand, field, generic, generic_field, labels, rhos):
     first = 0.0
     for label in labels:
         for rho in (rhos[0], rhos[0] * 1.01):
-            first += _cpu(_measures, generic, rho, generic_field, label)[0]
+            first += _cpu(_measures, generic, rho, field, label)[0]
     times = {"hand": 0.0, "generic": 0.0}
     gap = slack = 0.0
     count = 0
@@ -196,7 +176,7 @@ def compare(name, hand, field, generic, generic_field, labels, rhos):
         for label in labels:
             seconds, h = _cpu(_measures, hand, rho, field, label)
             times["hand"] += seconds
-            seconds, g = _cpu(_measures, generic, rho, generic_field, label)
+            seconds, g = _cpu(_measures, generic, rho, field, label)
             times["generic"] += seconds
             count += 1
             difference = abs(g.marginal_risk - h.marginal_risk)
