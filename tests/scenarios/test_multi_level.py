@@ -4,7 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
-from scipy import special
+from scipy import signal, special
 
 from adversary.noise import discrete_gaussian, noise_variance
 from adversary.scenarios import multi_level as ml
@@ -185,6 +185,29 @@ def test_grid_error_bound_holds_when_the_grid_is_coarse():
     assert np.all(
         coarse.posterior_error_bound <= 3 * ml.EXPIT_SECOND_DERIVATIVE_BOUND * 0.02**2 / 8 + 1e-15
     )
+
+
+def test_grid_sums_are_the_same_to_the_last_bit_compiled_or_not():
+    """The two kernels of ``_grid_prefixes``' shifted adds on the six 2020 levels (up to 106
+    shifts, 270 000 grid points: many of the compiled kernel's blocks): equal bit for bit, and
+    the convolution of the grid distributions (by FFT, to rounding)."""
+    from adversary.scenarios.multi_level._shifted_adds import shifted_adds
+
+    levels = [ml.sums._level(s2, 1e-9, 6) for s2 in noise_variance(RHOS, "paper")]
+    dist = np.ones(1)
+    for level in levels:
+        _, shifts, weights, span, _ = ml.sums._grid_kernel(level, 1e-4)
+        assert shifts.size > 2 and np.all(np.diff(shifts) > 0) and np.all(weights > 0)
+        expected = ml.sums._python_shifted_adds(dist, shifts, weights, dist.size + span)
+        got = shifted_adds(dist, shifts, weights, dist.size + span)
+        np.testing.assert_array_equal(got, expected)
+        dense = np.zeros(span + 1)
+        dense[shifts] = weights
+        np.testing.assert_allclose(got, signal.fftconvolve(dist, dense), rtol=0, atol=1e-14)
+        dist = got
+    assert dist.size > 200_000
+    assert ml.sums._choose_shifted_adds(ml.sums._COMPILE_WORK) is shifted_adds
+    assert ml.sums._choose_shifted_adds(1) is shifted_adds  # once it is loaded
 
 
 def test_decision_falls_back_to_a_rigorous_grid_bracket(monkeypatch):

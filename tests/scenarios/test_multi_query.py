@@ -8,6 +8,7 @@ from adversary.inference import enumerate_posterior
 from adversary.noise.mechanisms import CellKeyNoise, DiscreteGaussianNoise
 from adversary.paper_setting import PRIORS, RHO_BLOCK
 from adversary.scenarios.multi_query import MultiQueryCase
+from adversary.scenarios.multi_query.likelihood import log_likelihoods
 from adversary.scenarios.reconstruction import REDUCED
 from adversary.scenarios.single_block import SingleBlockCase
 from adversary.scenarios.unknown_attribute import UnknownAttributeCase
@@ -120,6 +121,23 @@ def test_posterior_is_bayes_theorem_over_every_look():
     np.testing.assert_allclose(
         case.posterior().values, _brute_posterior(case, case.releases), rtol=1e-10
     )
+
+
+def test_log_likelihoods_are_each_cells_sum_over_its_looks_to_the_last_bit():
+    """Cells of equal incidence share one sum: it must be each cell's own sum, in look order."""
+    rng = np.random.default_rng(5)
+    incidence = rng.integers(0, 2, size=(6, 40))
+    incidence[5] *= 2  # a look that sums two releases of the target's count
+    assert len(np.unique(incidence, axis=1).T) < 40  # some cells share a column
+    mechanisms = [DiscreteGaussianNoise(sigma2=s) for s in (5.0, 2.5, 10.0, 1.0, 1.7, 3.3)]
+    residuals = rng.integers(-8, 10, size=(300, 6))
+    got = log_likelihoods(residuals, incidence, mechanisms)
+    assert got.shape == (300, 40) and got.flags.c_contiguous
+    for cell in range(40):
+        expected = np.zeros(300)
+        for look, mechanism in enumerate(mechanisms):
+            expected += mechanism.logpmf(residuals[:, look] - incidence[look, cell])
+        np.testing.assert_array_equal(got[:, cell], expected)
 
 
 def test_the_pymc_model_enumerates_to_the_same_posterior():

@@ -31,12 +31,19 @@ def log_likelihoods(residuals: np.ndarray, incidence: np.ndarray, mechanisms) ->
     ``-inf`` where a bounded noise cannot produce a look from that cell.
     """
     residuals = np.asarray(residuals, dtype=np.int64)
-    result = np.zeros((residuals.shape[0], incidence.shape[1]))
+    # Cells of equal incidence columns have equal likelihoods: each distinct column once (a
+    # row a column, so each add is one contiguous pass), its looks' log-pmfs added in order.
+    columns, inverse = np.unique(np.asarray(incidence, dtype=np.int64), axis=1, return_inverse=True)
+    by_column = np.zeros((columns.shape[1], residuals.shape[0]))
     for look, mechanism in enumerate(mechanisms):
-        shifts = np.asarray(incidence[look], dtype=np.int64)
-        for shift in np.unique(shifts):
-            result[:, shifts == shift] += mechanism.logpmf(residuals[:, look] - shift)[:, None]
-    return result
+        shifts = columns[look]
+        logpmf = {
+            shift: mechanism.logpmf(residuals[:, look] - shift) for shift in np.unique(shifts)
+        }
+        for column, shift in enumerate(shifts):
+            by_column[column] += logpmf[shift]
+    # In C order, as before: the sums over cells (logsumexp) round differently on another layout.
+    return np.take(by_column.T, inverse.reshape(-1), axis=1)
 
 
 def class_log_posteriors(
