@@ -46,9 +46,9 @@ $(INSTALLED): pyproject.toml .python-version
 demo: $(INSTALLED)
 	$(BIN)/adversary demo --out $(BUILD)/demo
 
-# The suite runs on every core (pytest-xdist): about 8 minutes on 2 cores (8:03 of pytest, 8:19
-# in all, in a clean-clone run of 3eb3e0e; 9:53 of pytest before the compiled exact sampler and
-# cheaper tests, 14:22 before bytecode was cached).
+# The suite runs on every core (pytest-xdist): about 7 minutes on 2 cores (6:49 of pytest, 6:58
+# in all, in a clean-clone run of 8036669; 7:57 before one OpenBLAS thread per process and the
+# compiled grid sums, 9:53 before the compiled exact sampler, 14:22 before bytecode was cached).
 test: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n auto
