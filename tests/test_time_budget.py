@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -107,6 +108,17 @@ def test_a_projection_over_the_budget_is_refused_after_two_timed_blocks():
     seconds = float(message.split("would take about ")[1].split(" s,")[0])
     assert 20 <= seconds < 40  # sleeps last at least as long as asked
     assert "more than the time budget of 2 s" in message
+
+
+def test_a_unit_of_its_own_names_the_cells_and_their_time():
+    """One release set a row at 20 ms: the refusal names them and their time in ms."""
+    with time_budget("0.1s"), pytest.raises(TimeBudgetError) as error:
+        _work(timed_blocks(100, 1, 1, "the releases", unit="release sets"), 0.02, [])
+    found = re.match(
+        r"the releases \(100 release sets at ([\d.]+) ms each, measured\)", str(error.value)
+    )
+    assert found, error.value
+    assert 20 <= float(found.group(1)) < 40
 
 
 def test_the_last_block_is_never_refused():

@@ -5,7 +5,8 @@ a ``model()`` factory returning a PyMC model, with ``PRIORS`` to choose from
 by ``--prior``) and prints each latent's
 marginal posterior: exactly, by enumeration (``--method exact``, the default),
 or by the package's exact Gibbs sampler (``--method mcmc``) with Monte Carlo
-standard errors from ArviZ's effective sample size.
+standard errors from ArviZ's effective sample size. A model with continuous
+latents needs ``--method mcmc``: it prints their mean and sd beside the counts' pmf.
 
 ``--json`` prints one object with keys: ``model`` (name), ``method``,
 ``prior`` (label, or null), ``mechanism`` (the spec of the case's noise mechanism,
@@ -13,7 +14,10 @@ e.g. ``"discrete_laplace:scale=2.0"``, a list of them where the releases' differ
 null when the noise is the case's ρ), ``marginals`` (``{latent: {value: probability}}``,
 values as strings), and for ``exact`` ``omitted_mass`` (bound on the mass
 outside the table), for ``mcmc`` ``mcse`` (``{latent: {value: mcse}}``),
-``ess`` (``{latent: bulk ESS}``), ``draws`` and ``chains``. An MCSE or ESS that
+``ess`` (``{latent: bulk ESS}``), ``draws`` and ``chains``, and where the model has
+continuous latents (sampled beside the counts: PyMC's NUTS or Metropolis),
+``continuous`` (``{latent: {"mean", "sd", "mcse_mean", "ess"}}``, an element of a
+vector as ``name[i]``). An MCSE or ESS that
 cannot be estimated (from one draw per chain, or a latent whose draws are all
 alike) is null, and the text says why. The sampler's progress bars go to stderr.
 """
@@ -61,6 +65,12 @@ def _exact(model) -> dict:
 
     from ..inference import enumerate_posterior
 
+    continuous = [rv.name for rv in model.free_RVs if rv.dtype.startswith(("float", "complex"))]
+    if continuous:
+        raise ValueError(
+            f"--method exact: {continuous[0]!r} is continuous; exact enumeration needs discrete "
+            "latents (use --method mcmc)"
+        )
     try:
         result = enumerate_posterior(model)
     except SamplingError as error:  # no latent value makes the observations possible
@@ -98,7 +108,7 @@ def _mcmc(model, args) -> dict:
             f"--method mcmc: sampling failed ({type(error).__name__}: {one_line(error)})"
         ) from error
     latents = list(tree["posterior"].data_vars)
-    marginals, mcse, ess = {}, {}, {}
+    marginals, mcse, ess, continuous = {}, {}, {}, {}
     for name in latents:
         draws = tree["posterior"][name].values
         if not np.all(np.isfinite(draws)):
@@ -106,10 +116,8 @@ def _mcmc(model, args) -> dict:
                 f"--method mcmc: draws of {name!r} are not finite; is the posterior proper?"
             )
         if draws.dtype.kind == "f":
-            raise ValueError(
-                f"--method mcmc: {name!r} is continuous; run prints the pmf of latent counts "
-                "(sample it in Python: adversary.inference.sample)"
-            )
+            continuous |= _continuous_summaries(name, draws)
+            continue
         pmf = marginal_pmf(tree, name)
         marginals[name] = pmf
         indicators = {int(v): event_indicator(tree, {name: int(v)}) for v in pmf[name].values}
@@ -121,7 +129,27 @@ def _mcmc(model, args) -> dict:
         "ess": ess,
         "draws": args.draws,
         "chains": args.chains,
+        **({"continuous": continuous} if continuous else {}),
     }
+
+
+def _continuous_summaries(name: str, draws) -> dict[str, dict]:
+    """Mean, sd, MCSE of the mean and bulk ESS of a continuous latent's draws (chain, draw,
+    ...), per element of a vector (``name[i]``, ``name[i,j]``)."""
+    import arviz as az
+    import numpy as np
+
+    summaries = {}
+    for index in np.ndindex(draws.shape[2:]):
+        values = draws[(slice(None), slice(None), *index)]
+        label = name + (f"[{','.join(map(str, index))}]" if index else "")
+        summaries[label] = {
+            "mean": float(values.mean()),
+            "sd": float(values.std(ddof=1)) if values.size > 1 else None,
+            "mcse_mean": _estimate(az.mcse(values)),
+            "ess": _estimate(az.ess(values)),
+        }
+    return summaries
 
 
 def _estimate(value) -> float | None:
@@ -143,7 +171,7 @@ def _jsonable(name, args, result, mechanism) -> dict:
         latent: {str(int(v)): float(p) for v, p in zip(pmf[latent].values, pmf.values, strict=True)}
         for latent, pmf in result["marginals"].items()
     }
-    for key in ("omitted_mass", "ess", "draws", "chains"):
+    for key in ("omitted_mass", "ess", "continuous", "draws", "chains"):
         if key in result:
             out[key] = result[key]
     if "mcse" in result:
@@ -179,6 +207,12 @@ def _text(name, args, result, mechanism) -> str:
             lines.append(f"{'ESS':>8} {'-' if ess is None else f'{ess:.0f}':>10}")
             missing = ess is None or None in result["mcse"][latent].values()
             lines += [f"{'':>8} ({_not_estimated(args)})"] if missing else []
+    if "continuous" in result:
+        lines += ["", f"{'continuous':>10} {'mean':>10} {'sd':>10} {'MCSE':>9} {'ESS':>8}"]
+        for latent, summary in result["continuous"].items():
+            shown = [summary[k] for k in ("mean", "sd", "mcse_mean", "ess")]
+            cells = ["-" if v is None else f"{v:.4g}" for v in shown]
+            lines.append(f"{latent:>10} {cells[0]:>10} {cells[1]:>10} {cells[2]:>9} {cells[3]:>8}")
     if "omitted_mass" in result:
         omitted = result["omitted_mass"]
         outside = (

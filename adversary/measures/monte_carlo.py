@@ -35,7 +35,9 @@ path takes about 10–60 µs per simulated release set (mostly the exact noise
 sampler) after 0.3–1 s of set-up — 20 000 release sets of the Dare County,
 Granville County or a 3-cell model in under 2 s. The MCMC path with the
 defaults (one chain, 200 tuning + 500 draws) takes about 0.15–0.3 s per
-release set; use it for a few hundred sets.
+release set; use it for a few hundred sets. Its first two release sets are timed and the
+whole projected: a projection over the time budget (:mod:`adversary.time_budget`) is
+refused, naming ``releases``; one over a few seconds shows a progress bar on stderr.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from pymc.model.transform.optimization import freeze_model
 
 from ..inference import assign_steps, marginal_pmf, posterior_probability
 from ..inference import sample as mcmc_sample
+from ..time_budget import timed_blocks
 from .attack_model import generator, is_discrete, positive_int
 from .decision import DEFAULT_TIE_RULE
 from .marginal import MarginalMeasures
@@ -96,8 +99,10 @@ def _mcmc_posteriors(stated, simulated, rng, *, draws, tune, chains, sample_kwar
     level = quiet.level
     quiet.setLevel(logging.WARNING)
     options = {"compute_convergence_checks": False, **(sample_kwargs or {})}
+    what = f"Monte Carlo by MCMC over releases={n} release sets drawn from the truth"
     try:
-        for r in range(n):
+        for block in timed_blocks(n, 1, 1, what, unit="release sets"):  # refused over budget
+            r = block.start
             for name, variable in shared.items():
                 variable.set_value(np.asarray(simulated[name][r], dtype=variable.dtype))
             tree = mcmc_sample(

@@ -37,6 +37,48 @@ def test_mcmc_granville_agrees_with_exact_within_four_mcse(capsys):
     assert result["ess"]["X1"] > 500
 
 
+MIXED_FILE = """
+import pymc as pm
+from adversary.distributions import BernoulliCount, DiscreteGaussian
+
+def model(prior=0.5, continuous=True):
+    with pm.Model() as m:
+        x = BernoulliCount("X1", known=2, p=prior)
+        DiscreteGaussian("x1_release", mu=x, rho=0.1, observed=3)
+        if continuous:
+            mu = pm.Normal("mu", 0.0, 1.0, shape=2)
+            pm.Normal("obs", mu=mu, sigma=1.0, observed=[0.3, -1.0])
+    return m
+"""
+
+
+def test_mcmc_prints_continuous_latents_beside_the_counts(tmp_path, capsys):
+    """A count beside a continuous latent: the count's pmf against exact enumeration of the
+    model without the continuous part (independent of it), the Normal's mean and sd against
+    the conjugate closed form (prior N(0, 1), one observation y at sd 1: N(y/2, 1/2))."""
+    from adversary.inference import enumerate_posterior
+
+    path = tmp_path / "mixed.py"
+    path.write_text(MIXED_FILE)
+    result = run_json([str(path), "--method", "mcmc", "--draws", "1000"], capsys)
+    exact = enumerate_posterior(load_case(str(path)).factory(continuous=False)).marginal("X1")
+    for value, probability in zip(exact["X1"].values, exact.values, strict=True):
+        estimate = result["marginals"]["X1"][str(int(value))]
+        assert abs(estimate - probability) < 4 * result["mcse"]["X1"][str(int(value))]
+    for index, observed in enumerate((0.3, -1.0)):
+        summary = result["continuous"][f"mu[{index}]"]
+        assert abs(summary["mean"] - observed / 2) < 4 * summary["mcse_mean"]
+        assert summary["sd"] == pytest.approx(0.5**0.5, rel=0.1)
+        assert summary["ess"] > 200
+    assert main(["run", str(path), "--method", "mcmc", "--draws", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "continuous       mean         sd      MCSE      ESS" in out and "mu[1]" in out
+    assert main(["run", str(path)]) == 2  # the default, exact: refused before any work
+    assert "'mu' is continuous; exact enumeration needs discrete latents (use --method mcmc)" in (
+        capsys.readouterr().err
+    )
+
+
 def test_dare_county_exact_under_each_prior(capsys):
     case = load_case("dare_county")
     for label in case.priors:

@@ -35,7 +35,7 @@ def test_a_lowered_budget_refuses_a_grid_in_one_line(warmed, capsys, tmp_path):
     err = _error([*argv, "--out", str(tmp_path)], capsys)
     found = re.match(
         r"adversary risk: error: --sweep rho1=0\.001: the block group's release grid of "
-        r"([\d,]+) x 23 x ([\d,]+) releases \(([\d,]+) cells at [\d.e+]+ ns each, measured\) "
+        r"([\d,]+) x 23 x ([\d,]+) releases \(([\d,]+) cells at [\d.e+]+ (ns|µs) each, measured\) "
         r"would take about [\d.e+]+ (s|min),",
         err,
     )
@@ -109,3 +109,34 @@ def test_a_rho_scan_projected_over_the_budget_is_refused(capsys):
         f"adversary choose-rho: error: the scan of up to {scans:,} values of rho (from "
         "points_per_decade, refine and tolerance) would take about "
     )
+
+
+CONTINUOUS_FILE = """
+import pymc as pm
+from adversary.distributions import BernoulliCount, DiscreteGaussian
+
+TRUTH = {"X1": 3, "mu": 0.0}
+
+def model(prior=0.5):
+    with pm.Model() as m:
+        BernoulliCount("X1", known=2, p=prior)
+        mu = pm.Normal("mu", 0.0, 1.0)
+        DiscreteGaussian("x1_release", mu=m["X1"], rho=0.1, observed=3)
+        pm.Normal("obs", mu=mu, sigma=1.0, observed=0.3)
+    return m
+"""
+
+
+def test_monte_carlo_by_mcmc_projected_over_the_budget_is_refused(tmp_path, capsys):
+    """A continuous latent has no release grid: ``risk`` samples a posterior per simulated
+    release set, 2,000 of them at about 0.35 s each, and ran for 12 minutes past the default
+    budget of 10 with no progress shown."""
+    path = tmp_path / "continuous.py"
+    path.write_text(CONTINUOUS_FILE)
+    err = _error(["risk", str(path), "--time-budget", "1s"], capsys)
+    assert re.match(
+        r"adversary risk: error: Monte Carlo by MCMC over releases=2000 release sets drawn from "
+        r"the truth \(2,000 release sets at [\d.]+ (ms|s) each, measured\) would take about "
+        r"[\d.]+ (s|min|h), more than the time budget of 1 s ",
+        err,
+    ), err
