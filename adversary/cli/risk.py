@@ -198,7 +198,18 @@ def _rows(table) -> list[dict]:
     return [{k: _plain(v) for k, v in row.items()} for row in flat.to_dict("records")]
 
 
-def _as_text(case, table, over, files) -> str:
+def _method_line(method: str) -> str:
+    """How the measures were computed, with what their error bound means."""
+    if "monte-carlo" not in method:
+        return f"method: {method} (sums over the release grid)"
+    rows = "some rows by Monte Carlo" if "," in method else "Monte Carlo"
+    return (
+        f"method: {method} ({rows} over release sets drawn from the truth: the error bound is "
+        "a multiple of the standard error)"
+    )
+
+
+def _as_text(case, method, table, over, files) -> str:
     import pandas as pd
 
     from ..analyses.compare import MEASURES
@@ -220,6 +231,7 @@ def _as_text(case, table, over, files) -> str:
         "averaged over releases from the truth: marginal posterior (3.3), marginal risk (3.4),"
         " P[correct decision] (3.6)"
     )
+    lines.append(_method_line(method))
     if over:
         lines.append("swept: " + ", ".join(f"{n} ({len(v)} values)" for n, v in over.items()))
     prior_column = "p"
@@ -246,7 +258,8 @@ def _as_text(case, table, over, files) -> str:
 def _output(args, case, dataset, table, over, table_path, figure_path) -> str:
     """What the command prints: the JSON of the module docstring, or the text table."""
     if not args.json:
-        return _as_text(case, table, over, [table_path, figure_path] if over else [])
+        files = [table_path, figure_path] if over else []
+        return _as_text(case, dataset.attrs["method"], table, over, files)
     result = {
         "case": case.name,
         "target": case.target,

@@ -66,6 +66,36 @@ def test_text_output_lists_every_prior(dare, capsys):
         assert f"\n{label} " in out
     assert f"{expected(0.5, dare.rho)['marginal_posterior']:.6g}" in out
     assert "written" not in out
+    assert "\nmethod: exact (sums over the release grid)\n" in out
+
+
+THREE_CELLS_FILE = """
+import numpy as np
+import pymc as pm
+import pytensor.tensor as pt
+from adversary.distributions import DiscreteGaussian, FinitePmf
+
+PRIORS = {"even": (1 / 3, 1 / 3, 1 / 3)}
+TRUTH = {"C": 0}
+
+def model(prior=(1 / 3, 1 / 3, 1 / 3), rho=0.0992):
+    with pm.Model() as m:
+        cell = FinitePmf("C", support=[0, 1, 2], probs=prior)
+        counts = pt.as_tensor(np.array([5, 2, 0])) + pt.cast(pt.eq(pt.arange(3), cell), "int64")
+        DiscreteGaussian("releases", mu=counts, rho=rho, convention="das", observed=(6, 2, 1))
+    return m
+"""
+
+
+def test_text_output_says_which_rows_are_monte_carlo(capsys, tmp_path):
+    """At rho = 0.01 the release grid of a three-cell factory model is over max_releases and
+    the measures are estimated: the text said so nowhere (only --json's method did)."""
+    path = tmp_path / "three_cells.py"
+    path.write_text(THREE_CELLS_FILE)
+    assert main(["risk", str(path), "--sweep", "rho=0.01,1"]) == 0
+    out = capsys.readouterr().out
+    assert "\nmethod: exact, monte-carlo (some rows by Monte Carlo over release sets" in out
+    assert run_json([str(path), "--sweep", "rho=0.01"], capsys)["method"] == "monte-carlo"
 
 
 def test_prior_option_selects_one(capsys):
