@@ -68,7 +68,7 @@ def _is_float(value) -> bool:
 def _split(kwargs: Mapping):
     """``(key, float arguments)``: the key of the other arguments and the float ones' names;
     ``None`` when there is no float argument or an argument has no key."""
-    floats = {k: v for k, v in kwargs.items() if _is_float(v)}
+    floats = {k: v for k, v in kwargs.items() if _is_float(v) and np.isfinite(v)}
     if not floats:
         return None
     try:

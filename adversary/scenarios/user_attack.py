@@ -46,6 +46,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+import numpy as np
 import pymc as pm
 
 from ..measures.attack_model import is_discrete
@@ -130,6 +131,7 @@ class ModelAttack:
                 f"priors: {_function_name(self.factory)}() has no keyword argument "
                 f"{self.prior_argument!r} to pass each prior to (name it with prior_argument=)"
             )
+        _check_finite_priors(priors)
         if self.truth is not None and not isinstance(self.truth, Mapping):
             raise TypeError(f"truth must be a mapping {{latent: true value}}, got {self.truth!r}")
         object.__setattr__(self, "arguments", MappingProxyType(arguments))
@@ -289,6 +291,18 @@ def _takes_any_keyword(factory) -> bool:
 
 def _function_name(factory) -> str:
     return getattr(factory, "__name__", type(factory).__name__)
+
+
+def _check_finite_priors(priors: Mapping) -> None:
+    """Refuse a numeric prior with a NaN or infinite value, naming its label (PyMC's own check
+    raised deep in PyTensor, naming neither)."""
+    for label, value in priors.items():
+        try:
+            numbers = np.asarray(value)
+        except ValueError:  # a ragged sequence: the factory checks it
+            continue
+        if numbers.dtype.kind == "f" and not np.all(np.isfinite(numbers)):
+            raise ValueError(f"priors: {label!r} must be finite numbers, got {value!r}")
 
 
 def attack(

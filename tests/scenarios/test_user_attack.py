@@ -5,6 +5,9 @@ the tutorial notebook (notebooks/tutorial_write_your_own_attack.ipynb), which
 walk the same path for a user.
 """
 
+import math
+import re
+
 import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
@@ -158,3 +161,24 @@ def test_a_large_release_grid_falls_back_to_monte_carlo(cells):
 def test_bad_attacks_are_refused_with_a_message_naming_the_argument(call, message):
     with pytest.raises((TypeError, ValueError), match=message):
         call()
+
+
+@pytest.mark.parametrize("rho", [math.nan, math.inf, -1.0])
+def test_a_bad_rho_in_a_scan_is_named_as_rho(cells, rho):
+    """After the first evaluations rho is a shared scalar of one model: NaN reached the noise
+    sampler as "sigma2 must be finite and > 0, got nan", naming a parameter the user never
+    wrote; inf as "sigma2 ... got 0.0"."""
+    for value in (0.1, 0.2):  # a scan: the shared model is built and used
+        cells.replace(rho=value).marginal_measures("even")
+    with pytest.raises(ValueError, match=rf"^rho must be finite and > 0, got {rho!r}$"):
+        cells.replace(rho=rho).marginal_measures("even")
+
+
+@pytest.mark.parametrize("prior", [(math.nan, 0.5, 0.5), (0.2, math.inf, 0.3), math.nan])
+def test_a_prior_that_is_not_finite_is_refused_naming_its_label(cells, prior):
+    """PyMC's Categorical raised a ParameterValueError deep in PyTensor for (nan, .5, .5)."""
+    message = rf"^priors: 'bad' must be finite numbers, got {re.escape(repr(prior))}$"
+    with pytest.raises(ValueError, match=message):
+        adversary.attack(cell_attack, priors={"bad": prior})
+    with pytest.raises(ValueError, match=message):
+        cells.replace(priors={"good": (0.5, 0.3, 0.2), "bad": prior})
