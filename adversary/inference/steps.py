@@ -3,9 +3,11 @@
 Each update replaces one element of a discrete variable by an exact draw from
 its full conditional given all other variables,
 ``p(X = k | rest) ∝ exp(logp(model at X = k))``, computed from the model's own
-log-p for all candidate values ``k`` in one vectorised call. There is no
-proposal and no rejection: each update is a Gibbs update (Geman & Geman), and a
-sweep over all variables leaves the posterior invariant.
+log-p for all candidate values ``k`` in one vectorised call. The steps here have
+no proposal and no rejection: each update is a Gibbs update (Geman & Geman), and a
+sweep over all variables leaves the posterior invariant (the default step of a
+finite support, :class:`~adversary.inference.MetropolisedGibbs`, is Liu's
+Metropolised variant of the same update).
 
 For the block-group attack of Kazan & Reiter these are the full conditionals
 of their Gibbs sampler: ``X1 | X2`` is two-valued (S3.9) — handled by

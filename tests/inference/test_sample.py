@@ -3,6 +3,8 @@
 import gc
 import json
 import runpy
+import subprocess
+import sys
 import warnings
 import weakref
 
@@ -237,3 +239,41 @@ def test_workers_start_from_a_single_threaded_server_with_the_samplers_modules(t
     found = json.loads(seen.read_text())
     assert set(FORKSERVER_PRELOAD) - {"__main__"} <= set(found["modules"])
     assert found["server_threads"] == 1
+
+
+MAIN_SCRIPT = """
+import json
+import sys
+
+# in a worker: forked from the server with them
+PRELOADED = [name in sys.modules for name in ("xml.dom.minidom", "tabnanny")]
+import xml.dom.minidom as minidom  # noqa: E402
+from tabnanny import check  # noqa: E402
+
+from adversary.inference.workers import worker_context  # noqa: E402
+
+
+def report(path):
+    json.dump({"preloaded": PRELOADED, "main": __name__}, open(path, "w"))
+
+
+if __name__ == "__main__":
+    context = worker_context({}, chains=2, cores=2)["mp_ctx"]
+    worker = context.Process(target=report, args=(sys.argv[1],))
+    worker.start()
+    worker.join(timeout=600)
+    sys.exit(worker.exitcode)
+"""
+
+
+def test_the_fork_server_preloads_what_the_main_script_imports(tmp_path):
+    """Each worker runs the main script again (CPython 3.12's fork server never preloads
+    ``__main__``): a script that imported ArviZ paid 2.5 s per two-core run importing it in
+    each worker. Its imports are preloaded in the server, so the worker finds them there."""
+    script, seen = tmp_path / "main_script.py", tmp_path / "seen.json"
+    script.write_text(MAIN_SCRIPT)
+    done = subprocess.run(
+        [sys.executable, str(script), str(seen)], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(seen.read_text()) == {"preloaded": [True, True], "main": "__mp_main__"}
