@@ -49,6 +49,8 @@ demo: $(INSTALLED)
 # The suite runs on every core (pytest-xdist): about 7 minutes on 2 cores (6:49 of pytest, 6:58
 # in all, in a clean-clone run of 8036669; 7:57 before one OpenBLAS thread per process and the
 # compiled grid sums, 9:53 before the compiled exact sampler, 14:22 before bytecode was cached).
+# Machines differ: the same commit took 10:17 of pytest on a 2-core machine whose CPU seconds
+# were 1.35x as long (benchmarks/exact_generic.py, the same day).
 test: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n auto
