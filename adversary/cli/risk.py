@@ -43,6 +43,14 @@ fields (``truth=(1,1,0);(1,2,1)``; one tuple alone: ``truth=(1,1,0)``).
     ``--out``; ``figure`` also null when there are too many combinations to
     draw).
 
+A factory's model whose release grid is too large to sum (over ``max_releases``),
+or that has continuous latents, gets its measures by Monte Carlo over release sets
+drawn from the truth: 2 000 of them, each posterior exact (discrete latents) or by
+MCMC (continuous ones, about 0.3–0.5 s per release set). The MCMC route is timed
+on its first two release sets and refused over ``--time-budget``; to set how many
+release sets, declare the attack as ``CASE = adversary.attack(model, priors=PRIORS,
+truth=TRUTH, releases=200)`` in the model file.
+
 For a reconstruction case (``CASE = ReconstructionCase(...)``) it prints the
 data holder's reconstruction measures instead, beside the prior alone: each
 summed exactly over every release set within the noise's cut-offs when that
