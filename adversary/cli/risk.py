@@ -179,6 +179,11 @@ def parse_sweeps(specs: list[str], case) -> dict[str, list]:
         name = name.strip()
         if not equals or not name or not values:
             raise ValueError(f"--sweep: expected NAME=VALUES, got {spec!r}")
+        if name not in fields and name == getattr(case, "prior_argument", None):
+            raise ValueError(
+                f"--sweep: {name!r} is the prior: give the priors in the model file's PRIORS "
+                "and choose one with --prior (every prior is evaluated without it)"
+            )
         if name not in fields:
             raise ValueError(
                 f"--sweep: {name!r} is not a parameter of {case.name}; have {', '.join(fields)}"

@@ -9,7 +9,8 @@ standard errors from ArviZ's effective sample size. A model with continuous
 latents needs ``--method mcmc``: it prints their mean and sd beside the counts' pmf.
 
 ``--json`` prints one object with keys: ``model`` (name), ``method``,
-``prior`` (label, or null), ``mechanism`` (the spec of the case's noise mechanism,
+``prior`` (the label of the prior used: ``--prior``'s, else the first; null for a
+factory without priors), ``mechanism`` (the spec of the case's noise mechanism,
 e.g. ``"discrete_laplace:scale=2.0"``, a list of them where the releases' differ, or
 null when the noise is the case's ρ), ``marginals`` (``{latent: {value: probability}}``,
 values as strings), and for ``exact`` ``omitted_mass`` (bound on the mass
@@ -228,7 +229,10 @@ def run(args) -> int:
     from ..measures.protocol import prior_label
 
     case = attack_from(args)
-    name, model = case.name, case.model(prior_label(case.priors, args.prior))
+    label = prior_label(case.priors, args.prior)
+    if case.priors[label] is not None:  # the prior used, shown (the first unless --prior)
+        args.prior = label
+    name, model = case.name, case.model(label)
     result = _exact(model) if args.method == "exact" else _mcmc(model, args)
     mechanism = mechanism_text(case)
     if args.json:

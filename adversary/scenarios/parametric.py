@@ -18,7 +18,11 @@ That model is used only when it is the factory's model:
   the factory is then called at every value as before;
 - its joint log-p must equal the plain model's at the values of that request
   (at the initial point and at each ``points`` given, relative 1e-9), with the
-  same free and observed variables; otherwise it is not used.
+  same free and observed variables; otherwise it is not used;
+- only finite positive floats are shared (ρ, σ, a probability): any other (NaN, ±inf,
+  0, a negative value) is passed to the factory as it is, so that the factory's own
+  checks name the argument (``rho must be finite and > 0``), not a parameter derived
+  from it inside the shared model (``sigma2 … got -5.0``).
 
 The shared model is internal: :meth:`ParametricModels.model` sets the values
 and returns it to a caller that uses it at once (the measures), never to a
@@ -68,7 +72,7 @@ def _is_float(value) -> bool:
 def _split(kwargs: Mapping):
     """``(key, float arguments)``: the key of the other arguments and the float ones' names;
     ``None`` when there is no float argument or an argument has no key."""
-    floats = {k: v for k, v in kwargs.items() if _is_float(v) and np.isfinite(v)}
+    floats = {k: v for k, v in kwargs.items() if _is_float(v) and 0 < v < np.inf}
     if not floats:
         return None
     try:

@@ -140,7 +140,7 @@ class ModelAttack:
         label = next(iter(self.priors))
         first = self._shared_model(label, build=False)
         if first is None:
-            first = self.model()
+            first = self._labelled_model(label)
             # Kept for the first marginal_measures of the first prior (a scan builds each ρ's once).
             object.__setattr__(self, "_built", {label: first})
         latents = [rv.name for rv in first.free_RVs]
@@ -171,6 +171,36 @@ class ModelAttack:
                 f"model_fn: {self.name}() must return a pymc.Model, got {type(built).__name__}"
             )
         return built
+
+    def _labelled_model(self, label: str) -> pm.Model:
+        """:meth:`model` under ``label``; when the factory refuses that prior but builds its
+        model under its own default prior, the refusal names the prior's label."""
+        try:
+            return self.model(label)
+        except (ValueError, TypeError) as error:
+            if type(error) not in (ValueError, TypeError) or not self._builds_by_default():
+                raise
+            value = self.priors[label]
+            raise type(error)(f"priors[{label!r}] = {value!r}: {error}") from error
+
+    def _builds_by_default(self) -> bool:
+        """Whether the factory builds its model with its own default prior (the arguments as
+        they are): when it does, a prior it refuses is at fault."""
+        if _keywords(self.factory).get(self.prior_argument) is inspect.Parameter.empty:
+            return False
+        try:
+            self.factory(**self.arguments)
+        except Exception:  # any refusal: the prior is not shown to be at fault
+            return False
+        return True
+
+    def _check_priors(self) -> None:
+        """Build the model under every prior but the first (built already), so that a prior the
+        factory refuses is refused now, naming its label, not in the middle of an analysis.
+        The models are kept for the first measures of each prior."""
+        built = self.__dict__.setdefault("_built", {})
+        for label in list(self.priors)[1:]:
+            built[label] = self._labelled_model(label)
 
     def _kwargs(self, prior_label: str | None) -> dict:
         kwargs = dict(self.arguments)
@@ -258,6 +288,11 @@ class ModelAttack:
         """The attack with some factory arguments (or ``truth``, ``tie_rule``, ``priors``) set."""
         known = self.parameters()
         unknown = [k for k in changes if k not in known and k != "priors"]
+        if self.prior_argument in unknown:
+            raise ValueError(
+                f"{self.prior_argument!r} is the prior argument of {self.name}: give the priors "
+                "as priors={label: value} (PRIORS in a model file) and choose one by its label"
+            )
         if unknown:
             raise ValueError(
                 f"{unknown[0]!r} is not a parameter of {self.name}; have {', '.join(known)}"
@@ -266,7 +301,10 @@ class ModelAttack:
         arguments = dict(self.arguments) | {
             k: v for k, v in changes.items() if k not in _OWN_FIELDS
         }
-        return type(self)(**(self._fields() | own | {"arguments": arguments}))
+        replaced = type(self)(**(self._fields() | own | {"arguments": arguments}))
+        if "priors" in changes:
+            replaced._check_priors()
+        return replaced
 
     def _fields(self) -> dict:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
@@ -341,6 +379,8 @@ def attack(
     unknown = sorted(set(options) - set(ModelAttack.__dataclass_fields__))
     if unknown:
         raise TypeError(f"attack() got unknown option(s) {unknown}")
-    return ModelAttack(
+    declared = ModelAttack(
         factory=model_fn, priors=priors, truth=truth, target=target, name=name or "", **options
     )
+    declared._check_priors()
+    return declared

@@ -98,6 +98,13 @@ def test_text_output_says_which_rows_are_monte_carlo(capsys, tmp_path):
     assert run_json([str(path), "--sweep", "rho=0.01"], capsys)["method"] == "monte-carlo"
 
 
+def test_sweeping_the_prior_says_how_priors_are_given(capsys, tmp_path):
+    path = tmp_path / "three_cells.py"
+    path.write_text(THREE_CELLS_FILE)
+    err = one_line_error([str(path), "--sweep", "prior=(1,0,0)"], capsys)
+    assert "--sweep: 'prior' is the prior: give the priors in the model file's PRIORS" in err
+
+
 def test_prior_option_selects_one(capsys):
     result = run_json(["dare_county", "--prior", "1/50"], capsys)
     assert [row["prior"] for row in result["rows"]] == ["1/50"]

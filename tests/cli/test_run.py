@@ -81,6 +81,10 @@ def test_mcmc_prints_continuous_latents_beside_the_counts(tmp_path, capsys):
 
 def test_dare_county_exact_under_each_prior(capsys):
     case = load_case("dare_county")
+    first = next(iter(case.priors))
+    assert run_json(["dare_county"], capsys)["prior"] == first  # without --prior: the first
+    assert main(["run", "dare_county"]) == 0
+    assert f"posterior by exact enumeration, prior {first}\n" in capsys.readouterr().out
     for label in case.priors:
         result = run_json(["dare_county", "--prior", label], capsys)
         assert result["prior"] == label

@@ -156,6 +156,20 @@ def test_a_large_release_grid_falls_back_to_monte_carlo(cells):
         (lambda: adversary.attack(cell_attack, colour="red"), r"unknown option\(s\) \['colour'\]"),
         (lambda: adversary.attack(cell_attack).marginal_measures(), "truth: cell_attack states"),
         (lambda: adversary.attack(cell_attack).replace(sigma=2), "'sigma' is not a parameter"),
+        (
+            lambda: adversary.attack(single_block_factory, priors={"ok": 0.5, "a": 1.5}),
+            r"^priors\['a'\] = 1.5: p must lie strictly between 0 and 1, got 1.5$",
+        ),
+        (
+            lambda: adversary.attack(cell_attack, priors=PRIORS).replace(
+                priors={"ok": (0.5, 0.5, 0.0), "b": (0.5, 0.6, -0.1)}
+            ),
+            r"^priors\['b'\] = \(0.5, 0.6, -0.1\): ",
+        ),
+        (
+            lambda: adversary.attack(cell_attack).replace(prior=(1, 0, 0)),
+            "'prior' is the prior argument of cell_attack: give the priors as priors=",
+        ),
     ],
 )
 def test_bad_attacks_are_refused_with_a_message_naming_the_argument(call, message):
@@ -163,15 +177,23 @@ def test_bad_attacks_are_refused_with_a_message_naming_the_argument(call, messag
         call()
 
 
-@pytest.mark.parametrize("rho", [math.nan, math.inf, -1.0])
-def test_a_bad_rho_in_a_scan_is_named_as_rho(cells, rho):
+@pytest.mark.parametrize("rho", [math.nan, math.inf, -1.0, -0.1, 0.0])
+@pytest.mark.parametrize(
+    ("factory", "priors", "truth"),
+    [
+        (cell_attack, {"even": PRIORS["even"]}, {"C": 0}),
+        (single_block_factory, {"1/10": 0.1}, {"X1": 1}),
+    ],
+)
+def test_a_bad_rho_in_a_scan_is_named_as_rho(factory, priors, truth, rho):
     """After the first evaluations rho is a shared scalar of one model: NaN reached the noise
     sampler as "sigma2 must be finite and > 0, got nan", naming a parameter the user never
-    wrote; inf as "sigma2 ... got 0.0"."""
+    wrote; inf as "sigma2 ... got 0.0", -0.1 (single block) as "sigma2 ... got -5.0"."""
+    attack = adversary.attack(factory, priors=priors, truth=truth)
     for value in (0.1, 0.2):  # a scan: the shared model is built and used
-        cells.replace(rho=value).marginal_measures("even")
+        attack.replace(rho=value).marginal_measures()
     with pytest.raises(ValueError, match=rf"^rho must be finite and > 0, got {rho!r}$"):
-        cells.replace(rho=rho).marginal_measures("even")
+        attack.replace(rho=rho).marginal_measures()
 
 
 @pytest.mark.parametrize("prior", [(math.nan, 0.5, 0.5), (0.2, math.inf, 0.3), math.nan])
