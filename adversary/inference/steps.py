@@ -100,6 +100,9 @@ class _ExactGibbs(BlockedStep):
         }
         self.stats_dtypes = [{key: dtype for key, (dtype, _) in self.stats_dtypes_shapes.items()}]
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}([{', '.join(self._names)}])"
+
     def _compile(self, model, value_vars, compile_kwargs) -> None:
         """One compiled conditional per role, and each variable's support bounds."""
         self._roles = compile_roles(model, value_vars, self._shapes, compile_kwargs=compile_kwargs)

@@ -64,6 +64,7 @@ def test_steps_are_assigned_to_every_discrete_variable(kr):
     steps = assign_steps(model)
     assert [type(s) for s in steps] == [MetropolisedGibbs, WindowGibbs]
     assert [s.vars[0].name for s in steps] == ["X1", "X2"]
+    assert repr(steps) == "[MetropolisedGibbs([X1]), WindowGibbs([X2])]"  # not <... at 0x...>
 
 
 def test_sample_stats_and_user_written_model(kr):
