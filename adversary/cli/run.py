@@ -65,8 +65,9 @@ def _exact(model) -> dict:
     from pymc.exceptions import SamplingError
 
     from ..inference import enumerate_posterior
+    from ..inference._conditional import is_discrete
 
-    continuous = [rv.name for rv in model.free_RVs if rv.dtype.startswith(("float", "complex"))]
+    continuous = [rv.name for rv in model.free_RVs if not is_discrete(rv)]
     if continuous:
         raise ValueError(
             f"--method exact: {continuous[0]!r} is continuous; exact enumeration needs discrete "

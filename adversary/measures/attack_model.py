@@ -37,6 +37,7 @@ from pytensor.graph.traversal import ancestors
 
 from .._validation import as_integers
 from ..inference import event_indicator
+from ..inference._conditional import is_discrete
 from ..inference.grid import scalar_labels, variable_dims
 from ..inference.safe import counted_as_integers, safe_mode
 from .structure import memoized, values_key
@@ -58,11 +59,6 @@ __all__ = [
 
 #: Largest latent grid whose event mask is kept with a structure's model.
 _KEPT_MASK_CELLS = 100_000
-
-
-def is_discrete(var) -> bool:
-    """True for an integer-valued (or boolean) variable."""
-    return np.dtype(var.dtype).kind in "iub"
 
 
 def positive_int(value, name: str) -> int:
