@@ -27,10 +27,11 @@ beside PyTensor's cache, named by :func:`structure_key`, a digest of the graph a
     rule; it is set below most compiles, as a compile also serves every later process).
 
   So twenty draws of the 12-person block stay on the Python VM (about 2.5 s against a
-  compile of about 25 s), a thousand compile numba after the first sweep, and a long run
-  waits for numba once, one sweep later than it would have. A kernel whose structure
-  another process has compiled meanwhile (a chain on another core, a kernel sent to a
-  worker) loads numba's code at its next call.
+  compile of about 25 s), a thousand compile numba after their first
+  :data:`PROJECTION_SECONDS` on the Python VM (four sweeps), and a long run waits for numba
+  once, that much later than it would have. A kernel whose structure another process has
+  compiled meanwhile (a chain on another core, a kernel sent to a worker) loads numba's code
+  at its next call.
 
   Compiling in a background thread while the Python VM kept drawing was tried: numba's
   compiler needs the GIL for most of its work, so both slowed down, and a long cold run of
@@ -69,6 +70,7 @@ from .safe import safe_compile_kwargs, safe_mode
 
 __all__ = [
     "COMPILE_SECONDS",
+    "PROJECTION_SECONDS",
     "TieredFunction",
     "compile_kernel",
     "structure_key",
@@ -79,6 +81,12 @@ __all__ = [
 #: on a first process, and nothing in any later one): a structure compiles once the Python VM
 #: has cost it that much, or a run is projected to spend more.
 COMPILE_SECONDS = 5.0
+
+#: Seconds a run spends on the Python VM before the rest of it is projected from them. A
+#: run's first sweeps can cost far more than its later ones: a reconstruction histogram's
+#: 3,200-sweep chain spent 9.9 ms in its first sweep and 0.1 s in all, so projected from its
+#: first sweeps it compiled numba for 16-30 s instead of finishing in 1 s.
+PROJECTION_SECONDS = 0.5
 
 #: Seconds of Python-VM calls a process keeps before adding them to the file on disk.
 FLUSH_SECONDS = 0.5
@@ -301,10 +309,14 @@ class TieredFunction:
     def plan(self, done: int, total: int) -> None:
         """Told by the run calling this kernel after ``done`` of its ``total`` sweeps (0: a
         run starts): numba compiles at the next call if the rest of the run is projected to
-        spend more than :data:`COMPILE_SECONDS` on the Python VM."""
+        spend more than :data:`COMPILE_SECONDS` on the Python VM, the projection made once
+        the run has spent :data:`PROJECTION_SECONDS` there."""
         if done <= 0:
             self._run_seconds = 0.0
-        elif self._run_seconds * (total - done) > COMPILE_SECONDS * done:
+        elif (
+            self._run_seconds >= PROJECTION_SECONDS
+            and self._run_seconds * (total - done) > COMPILE_SECONDS * done
+        ):
             self._compile_next = True
 
     def expect(self, calls: int) -> None:

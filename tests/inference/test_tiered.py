@@ -1,5 +1,6 @@
 """Tiered kernels: the Python VM answers at once on a cold cache, numba takes over once compiled."""
 
+import time
 import warnings
 from pathlib import Path
 
@@ -104,6 +105,7 @@ def test_a_run_projected_to_outlast_a_compile_compiles_numba(monkeypatch):
     fn(candidates)
     seconds = tiered._seconds[fn.key]
     monkeypatch.setattr(tiered, "COMPILE_SECONDS", 50 * seconds)
+    monkeypatch.setattr(tiered, "PROJECTION_SECONDS", 0.0)
     fn.plan(1, 3)  # two sweeps left: about 2 x seconds more, less than a compile
     fn(candidates)
     assert fn.tier == "python"
@@ -113,9 +115,38 @@ def test_a_run_projected_to_outlast_a_compile_compiles_numba(monkeypatch):
     np.testing.assert_allclose(values, expected, rtol=1e-12)
 
 
+def test_a_run_is_projected_only_after_its_projection_seconds(monkeypatch):
+    """A run's first calls can cost far more than its later ones (the Python VM's set-up):
+    one slow call, projected over a long run, would outlast any compile, so it is not."""
+    fn, _ = unseen_kernel()
+    quick = fn._quick
+    calls = []
+
+    def slow_once(*args):  # the run's first call slower than the rest
+        if not calls:
+            time.sleep(0.01)
+        calls.append(args)
+        return quick(*args)
+
+    monkeypatch.setattr(fn, "_quick", slow_once)
+    monkeypatch.setattr(fn, "_call", slow_once)
+    monkeypatch.setattr(tiered, "PROJECTION_SECONDS", 0.5)
+    candidates = np.arange(3, dtype="int64")
+    fn.plan(0, 10_000)
+    fn(candidates)
+    fn.plan(1, 10_000)  # 0.01 s x 9,999 sweeps to come: 100 s, past COMPILE_SECONDS
+    fn(candidates)
+    assert fn.tier == "python" and 0.01 * 9_999 > tiered.COMPILE_SECONDS
+    monkeypatch.setattr(tiered, "PROJECTION_SECONDS", 0.01)  # the same, projected
+    fn.plan(2, 10_000)
+    fn(candidates)
+    assert fn.tier == "numba"
+
+
 def test_a_kernel_told_its_calls_plans_itself(monkeypatch):
     fn, expected = unseen_kernel()
     candidates = np.arange(3, dtype="int64")
+    monkeypatch.setattr(tiered, "PROJECTION_SECONDS", 0.0)
     fn.expect(3)  # a short run: three calls cost less than a compile
     for _ in range(3):
         fn(candidates)
