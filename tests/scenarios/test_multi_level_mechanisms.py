@@ -1,7 +1,6 @@
 """ℓ-level attack (S1.3) under other noise: DG equivalence, brute force, bounded noise."""
 
 import dataclasses
-import itertools
 
 import numpy as np
 import pytest
@@ -40,26 +39,26 @@ def _noise_values(mech, reach=60):
 def brute_force(prior, mechanisms, has_c=True, known=0, tie_rule="split"):
     """(3.3) and (3.6) by summing Bayes' rule over every joint release from the truth.
 
-    A release whose posterior of m + 1 is 1/2 (within 1e-12) is a tie: it counts
+    Every combination of the mechanisms' noise values is one joint release (an axis per
+    mechanism); its mass and both hypotheses' likelihoods come from each mechanism's own
+    pmf. A release whose posterior of m + 1 is 1/2 (within 1e-12) is a tie: it counts
     1/2 under "split", for m + 1 under "largest", for m under "smallest".
     """
     truth = known + 1 if has_c else known
-    tables = [_noise_values(m) for m in mechanisms]
-    posterior_sum = correct = 0.0
-    for combo in itertools.product(*(range(z.size) for z, _ in tables)):
-        mass, with_c, without = 1.0, prior, 1 - prior
-        for mech, (z, pmf), i in zip(mechanisms, tables, combo, strict=True):
-            release = truth + z[i]
-            mass *= pmf[i]
-            with_c *= float(mech.pmf(release - known - 1))
-            without *= float(mech.pmf(release - known))
-        of_c = with_c / (with_c + without)
-        posterior_sum += mass * (of_c if has_c else 1 - of_c)
-        if abs(of_c - 0.5) < 1e-12:
-            up = {"split": 0.5, "largest": 1.0, "smallest": 0.0}[tie_rule]
-        else:
-            up = float(of_c > 0.5)
-        correct += mass * (up if has_c else 1.0 - up)
+    mass, with_c, without = np.float64(1.0), np.float64(prior), np.float64(1 - prior)
+    for axis, mech in enumerate(mechanisms):
+        z, pmf = _noise_values(mech)
+        shape = [1] * len(mechanisms)
+        shape[axis] = z.size
+        release = (truth + z).reshape(shape)
+        mass = mass * pmf.reshape(shape)
+        with_c = with_c * mech.pmf(release - known - 1)
+        without = without * mech.pmf(release - known)
+    of_c = with_c / (with_c + without)
+    posterior_sum = float((mass * (of_c if has_c else 1 - of_c)).sum())
+    tie = {"split": 0.5, "largest": 1.0, "smallest": 0.0}[tie_rule]
+    up = np.where(np.abs(of_c - 0.5) < 1e-12, tie, (of_c > 0.5).astype(np.float64))
+    correct = float((mass * (up if has_c else 1.0 - up)).sum())
     return posterior_sum, correct
 
 
