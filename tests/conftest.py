@@ -5,9 +5,17 @@ of work handed to the next free worker, except that the tests of a module sharin
 module- or class-scoped fixture form one unit (so the fixture is computed once, on one
 worker). The longest tests — the documentation build and the notebooks — come first, so
 that they run beside the rest of the suite instead of after it.
+
+Their Jupyter kernels are forked from a server that has imported the scientific stack
+once (the ``fork_server`` fixture, tests/forking_kernel.py), instead of each importing it.
 """
 
+import json
 import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -17,6 +25,7 @@ FIRST = ("test_docs.py", "test_notebooks.py", "test_every_shipped_case.py")
 _SHARED_SCOPES = {"module", "class", "package"}
 
 _BUILD = Path(__file__).resolve().parent.parent / "build"
+_FORKING_KERNEL = Path(__file__).resolve().parent / "forking_kernel.py"
 os.environ.setdefault("PYTENSOR_FLAGS", f"base_compiledir={_BUILD / 'pytensor'}")
 os.environ.setdefault("MPLCONFIGDIR", str(_BUILD / "matplotlib"))
 os.environ.setdefault("MPLBACKEND", "Agg")
@@ -52,6 +61,66 @@ def pytest_collection_modifyitems(items):
         }
         if scopes & _SHARED_SCOPES:
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
+@dataclass(frozen=True)
+class ForkServer:
+    """A running fork server of tests/forking_kernel.py: its kernels start in a fraction of
+    a second, their imports made."""
+
+    pid: int
+    socket: str
+    #: The variables its modules were imported with. A kernel must get the same, or it
+    #: falls back to a normal, slow, kernel.
+    environment: dict[str, str]
+
+    def write_kernel_spec(self, folder: Path, name: str, *arguments: str) -> Path:
+        """Write kernel spec ``name`` (a kernel forked from this server, with IPKernelApp's
+        ``arguments``) into ``folder/kernels``; return ``folder``, for JUPYTER_PATH."""
+        spec = folder / "kernels" / name
+        spec.mkdir(parents=True, exist_ok=True)
+        launcher = [sys.executable, str(_FORKING_KERNEL), "launch", self.socket]
+        kernel = {
+            "argv": [*launcher, "-f", "{connection_file}", *arguments],
+            "display_name": f"{name} (forked)",
+            "language": "python",
+        }
+        (spec / "kernel.json").write_text(json.dumps(kernel), encoding="utf-8")
+        return folder
+
+
+@pytest.fixture(scope="session")  # one per xdist worker, started by its first kernel test
+def fork_server():
+    """A fork server for the session's Jupyter kernels, stopped with its kernels at the end.
+
+    It is a process of its own (not a fork of pytest's) and it stops by itself if pytest's
+    process dies: it watches its standard input, a pipe from this process.
+    """
+    environment = {
+        "PYTENSOR_FLAGS": f"base_compiledir={_BUILD / 'pytensor'}",
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": str(_BUILD / "matplotlib"),
+    }
+    with tempfile.TemporaryDirectory(prefix="fork-server-") as folder:  # a short socket path
+        path = os.path.join(folder, "socket")
+        server = subprocess.Popen(
+            [sys.executable, str(_FORKING_KERNEL), "serve", path],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=os.environ | environment,
+            start_new_session=True,  # a Ctrl-C is pytest's to handle, not the server's
+        )
+        try:
+            if server.stdout.readline() != b"ready\n":
+                pytest.fail(f"the fork server did not start (exit status {server.wait()})")
+            yield ForkServer(server.pid, path, environment)
+        finally:
+            server.stdin.close()  # it kills its kernels and exits
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                raise
 
 
 @pytest.fixture(scope="session")

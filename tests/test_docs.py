@@ -7,6 +7,12 @@ pages with long Monte Carlo runs take a tenth of their replications); the tests
 then look at what it wrote, including that no page loads anything from the network (the site is
 read offline, its formulas typeset by its own MathJax). PyTensor's and
 matplotlib's caches stay in the build tree.
+
+The pages' kernels are forked from the session's fork server (tests/forking_kernel.py).
+A page names its kernel, ``python3``, and docs/conf.py puts a ``python3`` spec of its own
+(a normal kernel) before any other on JUPYTER_PATH when the build starts. So the forking
+spec is given to the build under another name, :data:`KERNEL`, and MyST-NB's
+``nb_kernel_rgx_aliases`` (``-D``) has the pages start it instead of ``python3``.
 """
 
 import os
@@ -23,11 +29,11 @@ import adversary
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-BUILD = ROOT / "build"
+KERNEL = "python3-forked"
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def site(tmp_path_factory, fork_server):
     """``(completed process, html directory, Sphinx's warnings)`` of one build of ``docs/``.
 
     Sphinx's own warnings and errors are read from its warning file (``-w``), not from
@@ -37,11 +43,16 @@ def site(tmp_path_factory):
     out = tmp_path_factory.mktemp("docs")
     warnings = out / "warnings.txt"
     html = out / "html"
+    # Errors only, as docs/conf.py's kernel: start-up notices would join the build's messages.
+    jupyter = fork_server.write_kernel_spec(
+        out / "jupyter", KERNEL, "--IPKernelApp.log_level=ERROR"
+    )
     env = os.environ | {
         "ADVERSARY_FAST": "1",  # pages with long Monte Carlo runs take a tenth of them
-        "PYTENSOR_FLAGS": f"base_compiledir={BUILD / 'pytensor'}",
-        "MPLBACKEND": "Agg",
-        "MPLCONFIGDIR": str(BUILD / "matplotlib"),
+        **fork_server.environment,  # PyTensor's and matplotlib's, as the server imported them
+        "JUPYTER_PATH": os.pathsep.join(
+            filter(None, [str(jupyter), os.environ.get("JUPYTER_PATH")])
+        ),
     }
     command = [
         sys.executable,
@@ -53,6 +64,8 @@ def site(tmp_path_factory):
         "auto",
         "-w",
         str(warnings),
+        "-D",
+        f"nb_kernel_rgx_aliases.python3={KERNEL}",
         "-b",
         "html",
         "-d",

@@ -3,13 +3,13 @@
 Each is executed on a copy in a temporary directory, with a kernel that runs
 this interpreter (the project's venv), ``ADVERSARY_FAST=1`` (notebooks shorten
 their chains) and PyTensor's cache in the build tree. The stored notebook is
-not modified.
+not modified. The kernel is forked from the session's fork server
+(tests/forking_kernel.py), which has imported what the notebooks import, so
+each starts in a fraction of a second; it is still a fresh process.
 """
 
-import json
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import nbformat
@@ -23,29 +23,16 @@ KERNEL = "adversary-venv"
 
 
 @pytest.fixture(scope="session")  # not module: the notebooks are spread over xdist's workers
-def kernel_environment(tmp_path_factory):
-    """A kernel spec for this interpreter, first on JUPYTER_PATH, and the notebooks' env vars."""
-    jupyter = tmp_path_factory.mktemp("jupyter")
-    spec = jupyter / "kernels" / KERNEL
-    spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(
-        json.dumps(
-            {
-                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-                "display_name": "adversary (venv)",
-                "language": "python",
-            }
-        )
-    )
-    build = ROOT / "build"
+def kernel_environment(tmp_path_factory, fork_server):
+    """A forking kernel spec, first on JUPYTER_PATH, and the notebooks' env vars (PyTensor's
+    and matplotlib's as the fork server imported them)."""
+    jupyter = fork_server.write_kernel_spec(tmp_path_factory.mktemp("jupyter"), KERNEL)
     return {
         "JUPYTER_PATH": os.pathsep.join(
             filter(None, [str(jupyter), os.environ.get("JUPYTER_PATH")])
         ),
         "ADVERSARY_FAST": "1",
-        "PYTENSOR_FLAGS": f"base_compiledir={build / 'pytensor'}",
-        "MPLBACKEND": "Agg",
-        "MPLCONFIGDIR": str(build / "matplotlib"),
+        **fork_server.environment,
     }
 
 
@@ -65,6 +52,9 @@ def test_notebook_runs(path, tmp_path, kernel_environment, monkeypatch):
         kernel_name=KERNEL,
         timeout=300,
         resources={"metadata": {"path": str(tmp_path)}},
+        # Killed, not asked to stop and waited for: every cell has replied by then, and the
+        # kernel has nothing left to save (its history is in memory).
+        shutdown_kernel="immediate",
     )
     try:
         client.execute()
