@@ -85,7 +85,8 @@ IMPORT_TIME = (
 
 #: Set in the server before it imports: pyarrow's jemalloc would otherwise start a
 #: background thread, and a process with threads must not fork. (adversary's own fork
-#: server, adversary.inference.workers, sets it too.)
+#: server sets it too, in ``adversary.inference.workers.ONE_THREAD``; not imported from
+#: there, as importing that module imports pandas, and pyarrow with it, first.)
 FORK_SAFE = {"JE_ARROW_MALLOC_CONF": "background_thread:false"}
 
 #: Signals the launcher passes on to its kernel (the KernelManager's interrupt and
