@@ -278,7 +278,10 @@ def _paper_decisions(truth: tuple, x2_prior: BlockGroupPrior, rho2: float = RHO_
     """Decision measures when the adversary decides by the incompatible sampler's law."""
     maps = _paper_map(truth, x2_prior, rho2)
     noise = bg.noise_model(RHO_BLOCK, rho2, 27)
-    releases = np.meshgrid(*(maps[d].values for d in maps.posterior.dims), indexing="ij")
+    # Open grids: each term of the law is evaluated on the releases it depends on only.
+    releases = np.meshgrid(
+        *(maps[d].values for d in maps.posterior.dims), indexing="ij", sparse=True
+    )
     law = stationary_x1_probability(
         *releases, prior=0.5, noise=noise, x2_prior=x2_prior, x2_max=truth[1] + 50
     )
