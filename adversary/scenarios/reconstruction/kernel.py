@@ -35,12 +35,33 @@ from .case import ReconstructionCase
 __all__ = ["PersonsKernel", "persons_chains"]
 
 
+@njit_cached(nogil=True)
+def _refresh(table, counts, step, stuck, queries) -> int:
+    """Recompute ``step`` and ``stuck`` of ``queries`` from ``counts``; the change of stuck ones.
+
+    ``step[q]`` is ``log P(x* - m - 1) - log P(x* - m)``, ``-inf`` where the
+    first is (the cell's placement impossible) and the second read as 0 where
+    it is ``-inf`` (``stuck[q]``).
+    """
+    change = 0
+    for q in queries:
+        here, above = table[q, counts[q]], table[q, counts[q] + 1]
+        change -= stuck[q]
+        stuck[q] = here == -np.inf
+        change += stuck[q]
+        step[q] = -np.inf if above == -np.inf else above - (0.0 if stuck[q] else here)
+    return change
+
+
 @njit_cached(nogil=True)  # on disk: NUMBA_CACHE_DIR, else __pycache__ beside this file
 def _sweep(cells, table, indptr, indices, log_prior, alpha, uniforms):
     """Update every person of ``cells`` in place (module docstring); returns how many moved.
 
     ``alpha`` empty: multinomial prior ``log_prior``; else the Dirichlet's α.
-    Returns -1 - i if person i has no possible cell.
+    Returns -1 - i if person i has no possible cell. Between two persons only
+    the queries holding the cell one entered or the other left change their
+    counts, so only their terms are recomputed (each with a person out, so no
+    count exceeds n - 1); a cell of prior ``-inf`` is not scored further.
     """
     n_queries, n_cells = table.shape[0], log_prior.size
     histogram = np.zeros(n_cells, dtype=np.int64)
@@ -49,9 +70,9 @@ def _sweep(cells, table, indptr, indices, log_prior, alpha, uniforms):
         histogram[cells[i]] += 1
         for j in range(indptr[cells[i]], indptr[cells[i] + 1]):
             counts[indices[j]] += 1
-    step = np.empty(n_queries)  # log P(x* - m - 1) - log P(x* - m), 0 where infinite
-    blocked = np.zeros(n_queries, dtype=np.bool_)  # log P(x* - m - 1) = -inf
+    step = np.empty(n_queries)
     stuck = np.zeros(n_queries, dtype=np.bool_)  # log P(x* - m) = -inf
+    n_stuck, entered = 0, np.arange(n_queries)  # the queries the last person entered: all
     scores = np.empty(n_cells)
     moved = 0
     for i in range(cells.size):
@@ -59,27 +80,23 @@ def _sweep(cells, table, indptr, indices, log_prior, alpha, uniforms):
         for j in range(indptr[old], indptr[old + 1]):
             counts[indices[j]] -= 1
         histogram[old] -= 1
-        n_stuck = 0
-        for q in range(n_queries):
-            here, above = table[q, counts[q]], table[q, counts[q] + 1]
-            stuck[q], blocked[q] = here == -np.inf, above == -np.inf
-            n_stuck += stuck[q]
-            step[q] = (0.0 if blocked[q] else above) - (0.0 if stuck[q] else here)
+        n_stuck += _refresh(table, counts, step, stuck, entered)
+        n_stuck += _refresh(table, counts, step, stuck, indices[indptr[old] : indptr[old + 1]])
         top = -np.inf
         for k in range(n_cells):
             if alpha.size:
-                prior = math.log(alpha[k] + histogram[k]) if alpha[k] > 0 else -np.inf
+                score = math.log(alpha[k] + histogram[k]) if alpha[k] > 0 else -np.inf
             else:
-                prior = log_prior[k]
-            score, left_stuck = prior, n_stuck
-            for j in range(indptr[k], indptr[k + 1]):
-                q = indices[j]
-                score += step[q]
-                left_stuck -= stuck[q]
-                if blocked[q]:
-                    score = -np.inf
-            if left_stuck > 0:
-                score = -np.inf
+                score = log_prior[k]
+            if score > -np.inf:
+                for j in range(indptr[k], indptr[k + 1]):
+                    score += step[indices[j]]
+                if n_stuck > 0:
+                    left_stuck = n_stuck
+                    for j in range(indptr[k], indptr[k + 1]):
+                        left_stuck -= stuck[indices[j]]
+                    if left_stuck > 0:
+                        score = -np.inf
             scores[k] = score
             top = max(top, score)
         if not np.isfinite(top):
@@ -97,6 +114,7 @@ def _sweep(cells, table, indptr, indices, log_prior, alpha, uniforms):
         for j in range(indptr[new], indptr[new + 1]):
             counts[indices[j]] += 1
         histogram[new] += 1
+        entered = indices[indptr[new] : indptr[new + 1]]
     return moved
 
 
