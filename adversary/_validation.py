@@ -45,9 +45,7 @@ def _as_real_array(value, name: str) -> np.ndarray:
             return array.astype(np.float64)  # as_integers refuses them as too large
         except OverflowError:
             raise ValueError(f"{name} is too large to hold as a number, got {value!r}") from None
-    if array.dtype == bool or not (
-        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
-    ):
+    if array.dtype.kind not in "iuf":  # signed, unsigned, floating (not bool)
         raise TypeError(f"{name} must be numeric, got {value!r}")
     return array
 
@@ -62,7 +60,7 @@ def _python_integers(array: np.ndarray) -> bool:
 def as_positive(value, name: str) -> np.ndarray:
     """``value`` as float64, every element finite and > 0 (e.g. ρ, σ²)."""
     array = _as_real_array(value, name).astype(np.float64)
-    if not np.all(np.isfinite(array)) or np.any(array <= 0):
+    if not (np.isfinite(array) & (array > 0)).all():
         raise ValueError(f"{name} must be finite and > 0, got {value!r}")
     return array
 
@@ -144,7 +142,7 @@ def as_integers(value, name: str) -> np.ndarray:
     2^62) is refused, never wrapped round.
     """
     array = _as_real_array(value, name)
-    if np.issubdtype(array.dtype, np.floating):
+    if array.dtype.kind == "f":
         if not np.all(np.isfinite(array)) or np.any(array != np.round(array)):
             raise ValueError(f"{name} must be integer-valued, got {value!r}")
         if np.any(np.abs(array) >= 2.0**62):
