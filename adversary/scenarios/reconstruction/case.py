@@ -343,4 +343,6 @@ def _noise(rhos, mechanism, convention, n_queries: int):
         raise ValueError(
             f"rhos must be one ρ or one per query ({n_queries}), got shape {values.shape}"
         )
-    return values, tuple(DiscreteGaussianNoise.from_rho(float(r), convention) for r in values)
+    # one (immutable) mechanism per distinct ρ: the tables' queries share a few
+    distinct = {r: DiscreteGaussianNoise.from_rho(r, convention) for r in set(values.tolist())}
+    return values, tuple(distinct[r] for r in values.tolist())

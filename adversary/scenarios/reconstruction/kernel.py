@@ -118,6 +118,14 @@ def _sweep(cells, table, indptr, indices, log_prior, alpha, uniforms):
     return moved
 
 
+def _sharing(mechanisms) -> list[tuple]:
+    """Each distinct mechanism (the same object) and the positions holding it."""
+    groups = {}
+    for q, mechanism in enumerate(mechanisms):
+        groups.setdefault(id(mechanism), (mechanism, []))[1].append(q)
+    return list(groups.values())
+
+
 class PersonsKernel:
     """The tables of one case and release for :func:`_sweep` (module docstring)."""
 
@@ -132,8 +140,8 @@ class PersonsKernel:
         # log P_q(x*_q - m) for every count m a query can hold, 0…n: looked up, not recomputed.
         held = np.arange(case.n + 1)
         self.table = np.empty((len(case.queries), case.n + 1))
-        for q, mechanism in enumerate(case.noise()):
-            self.table[q] = mechanism.logpmf(self.releases[q] - held)
+        for mechanism, queries in _sharing(case.noise()):
+            self.table[queries] = mechanism.logpmf(self.releases[queries, None] - held)
         prior = np.array(case.prior)
         with np.errstate(divide="ignore"):
             self.log_prior = np.log(prior)
