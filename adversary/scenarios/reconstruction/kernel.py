@@ -103,7 +103,9 @@ def _sweep(cells, table, indptr, indices, log_prior, alpha, uniforms):
             return -1 - i
         total = 0.0
         for k in range(n_cells):
-            scores[k] = total = total + math.exp(scores[k] - top)
+            if scores[k] > -np.inf:  # else its weight is 0: the total unchanged
+                total += math.exp(scores[k] - top)
+            scores[k] = total
         target, new = uniforms[i] * total, n_cells - 1
         for k in range(n_cells):
             if target < scores[k]:
