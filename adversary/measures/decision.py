@@ -134,6 +134,8 @@ def binary_credit(log_odds, truth_is_upper, tie_rule: str = DEFAULT_TIE_RULE, to
     tie = np.abs(log_odds) <= tolerance
     upper_share = {"split": 0.5, "largest": 1.0, "smallest": 0.0}[tie_rule]
     upper = np.where(tie, upper_share, upper_wins.astype(np.float64))
+    if np.ndim(truth_is_upper) == 0:  # one truth for every row
+        return upper if truth_is_upper else 1.0 - upper
     return np.where(truth_is_upper, upper, 1.0 - upper)
 
 

@@ -328,32 +328,34 @@ class _ReleaseSums:
         )
         # Releases of probability 0 (holes in a table, or its FFT-rounded zeros) may be
         # impossible under both values of X1; they carry no weight (posterior set to 1/2).
-        log_odds = np.where(np.isnan(log_odds) & (weights == 0), 0.0, log_odds)
+        undefined = np.isnan(log_odds)
+        if undefined.any():
+            log_odds = np.where(undefined & (weights == 0), 0.0, log_odds)
+            if np.any(np.isnan(log_odds)):
+                raise ValueError(
+                    "x2_prior: some releases on the grid are impossible under both values of X1"
+                )
         single_block_log_odds = np.where(
             np.isnan(single_block_log_odds), 0.0, single_block_log_odds
         )
-        if np.any(np.isnan(log_odds)):
-            raise ValueError(
-                "x2_prior: some releases on the grid are impossible under both values of X1"
-            )
-        single_block_log_odds = np.broadcast_to(single_block_log_odds, log_odds.shape)
-        # P[the decision is m + 1] by the tie rule (1/2 on a split tie), and the truth's credit.
+        # P[the decision is m + 1] by the tie rule (1/2 on a split tie), and the truth's credit;
+        # without the block group, per x1* and broadcast over the grid.
         up = binary_credit(log_odds, True, tie_rule)
         up_alone = binary_credit(single_block_log_odds, True, tie_rule)
         return {
             "weights": weights,
             "log_odds": log_odds,
-            "single_block_log_odds": single_block_log_odds,
+            "single_block_log_odds": np.broadcast_to(single_block_log_odds, log_odds.shape),
             "posterior": special.expit(log_odds),
             "up": up,
-            "up_alone": up_alone,
+            "up_alone": np.broadcast_to(up_alone, log_odds.shape),
         }
 
     def sums(self, block: dict) -> dict:
         """The block's share of the sums over releases behind (3.3) and (3.6)."""
         weights, up, up_alone = block["weights"], block["up"], block["up_alone"]
         credit, credit_alone = (up, up_alone) if self.has_c else (1.0 - up, 1.0 - up_alone)
-        posterior_of_truth = special.expit(block["log_odds"] if self.has_c else -block["log_odds"])
+        posterior_of_truth = block["posterior"] if self.has_c else special.expit(-block["log_odds"])
         return {
             "marginal_posterior": np.sum(weights * posterior_of_truth),
             "correct_decision_probability": np.sum(weights * credit),
