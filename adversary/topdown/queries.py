@@ -49,7 +49,8 @@ class QueryMatrix:
     def variances(self, allocation, level: str, convention="das") -> np.ndarray:
         """Each row's noise variance at ``level`` of ``allocation`` (``inf`` where not measured)."""
         convention = as_convention(convention)
-        rhos = np.array([allocation.rho(level, query) for query in self.queries])
+        rho = {query: allocation.rho(level, query) for query in dict.fromkeys(self.queries)}
+        rhos = np.array([rho[query] for query in self.queries])
         variances = np.full(rhos.shape, np.inf)
         measured = rhos > 0
         variances[measured] = noise_variance(rhos[measured], convention)
