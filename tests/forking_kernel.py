@@ -62,7 +62,8 @@ import traceback
 #: What the server imports before it forks: what a kernel's start-up and a notebook's
 #: first cell would otherwise import in every kernel. ``dask.array`` too: xarray imports it
 #: when it makes its first array (to ask whether the data are a dask array), 0.5-1.3 CPU
-#: seconds in every kernel that computes anything.
+#: seconds in every kernel that computes anything; and PyTensor's numba backend, which a
+#: kernel's first compiled function imports (0.5 s).
 PRELOAD = (
     "ipykernel.kernelapp",
     "numpy",
@@ -73,6 +74,7 @@ PRELOAD = (
     "arviz",
     "adversary",
     "dask.array",
+    "pytensor.link.numba.linker",
 )
 
 #: Variables that the interpreter or a module of :data:`PRELOAD` reads once, at start-up
