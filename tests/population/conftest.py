@@ -48,6 +48,7 @@ def model():
 #: What a worker imports for its tasks (counts, measures, synthetic persons, the surveys).
 WORKER_MODULES = (
     "distributed",
+    "dask.array",  # xarray imports it at its first array
     "adversary.population.phases",
     "adversary.population.sources",
     "adversary.population.measure_tasks",
