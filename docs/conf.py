@@ -89,6 +89,9 @@ nb_merge_streams = True
 autodoc_default_options = {"members": True, "show-inheritance": True}
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
+# The sources annotate; no ``# type:`` comments to read (parsing each function's source for
+# them took about 0.9 s of the build).
+autodoc_use_type_comments = False
 napoleon_google_docstring = False
 napoleon_numpy_docstring = True
 napoleon_use_rtype = False
