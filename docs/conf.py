@@ -20,6 +20,7 @@ import argparse
 import importlib
 import importlib.util
 import json
+import logging as std_logging
 import os
 import pkgutil
 import re
@@ -412,6 +413,12 @@ def _resolve_reexports(app, env, node, contnode):
 
 
 def setup(app):
+    # Sphinx's logger lets debug messages through (one for every event it emits, with the
+    # event's arguments, and many from autodoc) to its handlers, which drop them unless -vv is
+    # given: about 1 s of the build. Without -vv they stop at the logger's level check.
+    if app.verbosity < 2:
+        level = logging.VERBOSITY_MAP[app.verbosity]
+        std_logging.getLogger(logging.NAMESPACE).setLevel(level)
     app.add_directive("adversary-modules", AdversaryModules)
     app.add_directive("adversary-cli-help", AdversaryCliHelp)
     app.connect("builder-inited", _kernel_for_this_interpreter)
