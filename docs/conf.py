@@ -17,6 +17,7 @@ a CDN.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
 import json
@@ -147,6 +148,19 @@ def public_modules(package: str) -> list[str]:
             if _is_public(info.name):
                 names.append(info.name)
     return sorted(names)
+
+
+def _import_public_modules() -> None:
+    """Import every public module of ``adversary`` now, in the process that runs Sphinx.
+
+    A parallel build (``-j``) forks its readers and writers from this process; they
+    inherit the modules instead of each importing PyMC and the rest again (the readers
+    of API pages, and this process itself while it resolves references for the writers).
+    A module that fails to import is reported by the API page that documents it.
+    """
+    for name in public_modules("adversary"):
+        with contextlib.suppress(Exception):
+            importlib.import_module(name)
 
 
 def _api_page_packages() -> dict[str, list[str]]:
@@ -419,6 +433,7 @@ def setup(app):
     if app.verbosity < 2:
         level = logging.VERBOSITY_MAP[app.verbosity]
         std_logging.getLogger(logging.NAMESPACE).setLevel(level)
+    _import_public_modules()
     app.add_directive("adversary-modules", AdversaryModules)
     app.add_directive("adversary-cli-help", AdversaryCliHelp)
     app.connect("builder-inited", _kernel_for_this_interpreter)
