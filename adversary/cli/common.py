@@ -209,12 +209,13 @@ def add_budget_arguments(parser, allocation_default: str = "the case's own rho")
 
 
 def check_sampling_options(args) -> None:
-    """``--draws`` and ``--chains`` at least 1, ``--tune`` (where the command has it) at least 0,
-    ``--seed`` a 64-bit integer >= 0, whatever the method (an exact run takes no draws, but a
-    bad option is still the user's mistake)."""
-    for option in ("draws", "chains"):
-        if getattr(args, option) < 1:
-            raise ValueError(f"--{option} must be >= 1, got {getattr(args, option)}")
+    """``--draws``, ``--chains`` and ``--cores`` (where the command has it) at least 1, ``--tune``
+    (where the command has it) at least 0, ``--seed`` a 64-bit integer >= 0, whatever the
+    method (an exact run takes no draws, but a bad option is still the user's mistake)."""
+    for option in ("draws", "chains", "cores"):
+        value = getattr(args, option, None)
+        if value is not None and value < 1:
+            raise ValueError(f"--{option} must be >= 1, got {value}")
     if getattr(args, "tune", None) is not None and args.tune < 0:
         raise ValueError(f"--tune must be >= 0, got {args.tune}")
     if args.seed < 0:

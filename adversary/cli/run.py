@@ -55,6 +55,13 @@ def register(subparsers) -> None:
     parser.add_argument("--draws", type=int, default=5000, help="MCMC draws per chain")
     parser.add_argument("--chains", type=int, default=2, help="MCMC chains")
     parser.add_argument(
+        "--cores",
+        type=int,
+        default=None,
+        help="processes running the chains (default: PyMC's, one a chain up to 4; "
+        "1 runs them here, one after another, which a short run finishes sooner)",
+    )
+    parser.add_argument(
         "--tune", type=int, default=None, help="MCMC tuning steps per chain (default: PyMC's)"
     )
     parser.add_argument("--seed", type=int, default=2023, help="MCMC random seed")
@@ -97,6 +104,7 @@ def _mcmc(model, args) -> dict:
             draws=args.draws,
             tune=args.tune,
             chains=args.chains,
+            cores=args.cores,
             random_seed=args.seed,
             progressbar=not args.json,
         )

@@ -28,7 +28,8 @@ def test_exact_granville_matches_the_scenario_posterior(capsys):
 
 
 def test_mcmc_granville_agrees_with_exact_within_four_mcse(capsys):
-    result = run_json(["granville_county", "--method", "mcmc", "--draws", "2000"], capsys)
+    argv = ["granville_county", "--method", "mcmc", "--draws", "2000", "--cores", "1"]
+    result = run_json(argv, capsys)
     exact = load_case("granville_county").posterior()
     for value in (0, 1):
         estimate = result["marginals"]["X1"][str(value)]
@@ -60,7 +61,7 @@ def test_mcmc_prints_continuous_latents_beside_the_counts(tmp_path, capsys):
 
     path = tmp_path / "mixed.py"
     path.write_text(MIXED_FILE)
-    result = run_json([str(path), "--method", "mcmc", "--draws", "1000"], capsys)
+    result = run_json([str(path), "--method", "mcmc", "--draws", "1000", "--cores", "1"], capsys)
     exact = enumerate_posterior(load_case(str(path)).factory(continuous=False)).marginal("X1")
     for value, probability in zip(exact["X1"].values, exact.values, strict=True):
         estimate = result["marginals"]["X1"][str(int(value))]
@@ -70,7 +71,7 @@ def test_mcmc_prints_continuous_latents_beside_the_counts(tmp_path, capsys):
         assert abs(summary["mean"] - observed / 2) < 4 * summary["mcse_mean"]
         assert summary["sd"] == pytest.approx(0.5**0.5, rel=0.1)
         assert summary["ess"] > 200
-    assert main(["run", str(path), "--method", "mcmc", "--draws", "200"]) == 0
+    assert main(["run", str(path), "--method", "mcmc", "--draws", "200", "--cores", "1"]) == 0
     out = capsys.readouterr().out
     assert "continuous       mean         sd      MCSE      ESS" in out and "mu[1]" in out
     assert main(["run", str(path)]) == 2  # the default, exact: refused before any work
@@ -203,6 +204,7 @@ def test_bad_user_model_files_are_one_line(name, options, message, tmp_path, cap
         (["--seed", "-1"], "--seed must be >= 0, got -1"),
         (["--draws", "0"], "--draws must be >= 1, got 0"),
         (["--chains", "0"], "--chains must be >= 1, got 0"),
+        (["--cores", "0"], "--cores must be >= 1, got 0"),
         (["--tune", "-1"], "--tune must be >= 0, got -1"),
         (["--memory-budget", "lots"], "--memory-budget must be a size such as 8GiB"),
     ],
@@ -226,6 +228,23 @@ def test_help_is_plain_text(command, capsys):
         main([command, "--help"])
     out = capsys.readouterr().out
     assert "``" not in out and ":func:" not in out and ":mod:" not in out
+
+
+@pytest.mark.parametrize("cores", [None, 1, 3])
+def test_cores_reach_the_sampler(cores, monkeypatch, capsys):
+    import adversary.inference
+
+    seen = []
+
+    def recording(*args, **kwargs):
+        seen.append(kwargs["cores"])
+        raise RuntimeError("recorded")
+
+    monkeypatch.setattr(adversary.inference, "sample", recording)
+    option = [] if cores is None else ["--cores", str(cores)]
+    assert main(["run", "dare_county", "--method", "mcmc", *option]) == 2
+    assert seen == [cores]  # None: PyMC's default
+    assert "sampling failed (RuntimeError: recorded)" in capsys.readouterr().err
 
 
 def test_one_draw_says_ess_and_mcse_cannot_be_estimated_and_bars_go_to_stderr(capsys):
