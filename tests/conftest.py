@@ -74,9 +74,10 @@ class ForkServer:
     #: falls back to a normal, slow, kernel.
     environment: dict[str, str]
 
-    def write_kernel_spec(self, folder: Path, name: str, *arguments: str) -> Path:
+    def kernel_variables(self, folder: Path, name: str, *arguments: str) -> dict[str, str]:
         """Write kernel spec ``name`` (a kernel forked from this server, with IPKernelApp's
-        ``arguments``) into ``folder/kernels``; return ``folder``, for JUPYTER_PATH."""
+        ``arguments``) into ``folder/kernels``; return the variables a process needs to start
+        it: :attr:`environment`, and JUPYTER_PATH with ``folder`` first."""
         spec = folder / "kernels" / name
         spec.mkdir(parents=True, exist_ok=True)
         launcher = [sys.executable, str(_FORKING_KERNEL), "launch", self.socket]
@@ -86,7 +87,8 @@ class ForkServer:
             "language": "python",
         }
         (spec / "kernel.json").write_text(json.dumps(kernel), encoding="utf-8")
-        return folder
+        path = os.pathsep.join(filter(None, [str(folder), os.environ.get("JUPYTER_PATH")]))
+        return {**self.environment, "JUPYTER_PATH": path}
 
 
 @pytest.fixture(scope="session")  # one per xdist worker, started by its first kernel test

@@ -44,15 +44,10 @@ def site(tmp_path_factory, fork_server):
     warnings = out / "warnings.txt"
     html = out / "html"
     # Errors only, as docs/conf.py's kernel: start-up notices would join the build's messages.
-    jupyter = fork_server.write_kernel_spec(
-        out / "jupyter", KERNEL, "--IPKernelApp.log_level=ERROR"
-    )
+    kernel = fork_server.kernel_variables(out / "jupyter", KERNEL, "--IPKernelApp.log_level=ERROR")
     env = os.environ | {
         "ADVERSARY_FAST": "1",  # pages with long Monte Carlo runs take a tenth of them
-        **fork_server.environment,  # PyTensor's and matplotlib's, as the server imported them
-        "JUPYTER_PATH": os.pathsep.join(
-            filter(None, [str(jupyter), os.environ.get("JUPYTER_PATH")])
-        ),
+        **kernel,  # PyTensor's and matplotlib's, as the server imported them; JUPYTER_PATH
     }
     command = [
         sys.executable,

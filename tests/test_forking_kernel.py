@@ -25,10 +25,7 @@ KERNEL = "forking-test"
 def forking_kernel(fork_server, tmp_path, monkeypatch):
     """The fork server, its kernel spec :data:`KERNEL` first on JUPYTER_PATH and its
     environment set, as the notebook tests have them."""
-    jupyter = fork_server.write_kernel_spec(tmp_path / "jupyter", KERNEL)
-    path = os.pathsep.join(filter(None, [str(jupyter), os.environ.get("JUPYTER_PATH")]))
-    monkeypatch.setenv("JUPYTER_PATH", path)
-    for name, value in fork_server.environment.items():
+    for name, value in fork_server.kernel_variables(tmp_path / "jupyter", KERNEL).items():
         monkeypatch.setenv(name, value)
     return fork_server
 

@@ -8,7 +8,6 @@ not modified. The kernel is forked from the session's fork server
 each starts in a fraction of a second; it is still a fresh process.
 """
 
-import os
 import shutil
 from pathlib import Path
 
@@ -26,14 +25,8 @@ KERNEL = "adversary-venv"
 def kernel_environment(tmp_path_factory, fork_server):
     """A forking kernel spec, first on JUPYTER_PATH, and the notebooks' env vars (PyTensor's
     and matplotlib's as the fork server imported them)."""
-    jupyter = fork_server.write_kernel_spec(tmp_path_factory.mktemp("jupyter"), KERNEL)
-    return {
-        "JUPYTER_PATH": os.pathsep.join(
-            filter(None, [str(jupyter), os.environ.get("JUPYTER_PATH")])
-        ),
-        "ADVERSARY_FAST": "1",
-        **fork_server.environment,
-    }
+    folder = tmp_path_factory.mktemp("jupyter")
+    return {"ADVERSARY_FAST": "1", **fork_server.kernel_variables(folder, KERNEL)}
 
 
 def test_there_are_notebooks():
