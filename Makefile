@@ -50,10 +50,12 @@ demo: $(INSTALLED)
 # hour. A clean-clone run of 8036669 took 6:49 of pytest (6:58 in all) on one 2-core machine and
 # 10:17 on another whose CPU seconds were 1.35x as long (benchmarks/exact_generic.py); on the
 # slower one 33ec3bb took 9:38 (9:57 in all), against 9:55-10:51 for da01916 before it; on
-# one day e6e5790 took 8:54 and 10:41, f8ba360 9:18 and 11:01 (the same tests). Earlier: 7:57
-# before one OpenBLAS thread per process and the compiled grid sums, 9:53 before the compiled
-# exact sampler, 14:22 before bytecode was cached. About 200 CPU seconds of a fresh clone's
-# run are compiling (numba), which a second run finds in build/.
+# one morning 7d51fcb took 9:22, 9:22 and 10:30, and d1dfbbc (cheaper notebooks and
+# MCMC tests) 7:05 and 9:20, the tests that did not change taking 558-851 worker-seconds.
+# Earlier: 7:57 before one OpenBLAS thread per process and the compiled grid sums, 9:53 before
+# the compiled exact sampler, 14:22 before bytecode was cached. About 300 CPU seconds of a fresh
+# clone's run are cold caches (numba's compiles 126 s, the tiered kernels' Python VM about 90 s,
+# bytecode), which a second run finds in build/: 7d51fcb took 6:45 of pytest warm.
 test: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n auto
