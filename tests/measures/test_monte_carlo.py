@@ -146,7 +146,7 @@ def test_mcmc_block_group(granville):
         {"X1": 1, "X2": 1},
         releases=30,
         method="mcmc",
-        draws=150,  # on a cold cache its two kernels stay on the Python VM (200 compiled each)
+        draws=150,  # its two kernels stay on the Python VM on a cold cache (at 200 both compiled)
         tune=30,
         random_seed=8,
     )
@@ -413,7 +413,7 @@ def test_observed_values_equal_to_graph_constants_stay_observations(method, obse
 
     other = tuple(v + 2 for v in observed)
     settings = {"releases": 400 if method == "exact" else 8, "random_seed": 3}  # equal, any n
-    if method == "mcmc":  # short chains: the equality holds for any, and they stay on the Python VM
+    if method == "mcmc":  # short chains: the equality holds for any, and a cold cache compiles none
         settings |= {"draws": 100, "tune": 20}
     first = monte_carlo_measures(build(observed), {"X": 1}, method=method, **settings)
     second = monte_carlo_measures(build(other), {"X": 1}, method=method, **settings)
