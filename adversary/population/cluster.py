@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 __all__ = [
+    "QUIET_CLUSTER",
     "SCHEDULER_TIMEOUT",
     "cluster_client",
     "default_local_directory",
@@ -27,6 +28,17 @@ __all__ = [
 
 #: Seconds to wait for an existing Dask scheduler (``scheduler``) to answer.
 SCHEDULER_TIMEOUT = 10
+
+#: Dask settings of a local cluster that feed only its dashboard, which it does not run: the
+#: workers' statistical profiler (a stack sample every 10 ms), the event loops' health tick
+#: (every 20 ms; at 1 s it still warns of a loop blocked for 3 s) and the system monitor
+#: (every 500 ms). An idle two-worker cluster used 2.2 CPU s in 20 s with Dask's defaults,
+#: 0.55 s with these.
+QUIET_CLUSTER = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+}
 
 
 def default_local_directory() -> Path:
@@ -47,9 +59,9 @@ def default_local_directory() -> Path:
 def local_cluster(n_workers: int | None = None, local_directory: Path | None = None):
     """A Dask client on a new local cluster: ``n_workers`` processes of one thread each.
 
-    Binds scheduler and workers to 127.0.0.1, runs no dashboard, and keeps
-    its scratch space in a new folder under ``local_directory`` (default
-    :func:`default_local_directory`), removed on exit.
+    Binds scheduler and workers to 127.0.0.1, runs no dashboard (nor what only feeds it,
+    :data:`QUIET_CLUSTER`), and keeps its scratch space in a new folder under
+    ``local_directory`` (default :func:`default_local_directory`), removed on exit.
     """
     import dask
     from distributed import Client, LocalCluster
@@ -69,7 +81,11 @@ def local_cluster(n_workers: int | None = None, local_directory: Path | None = N
         if not key.startswith("MALLOC_")
     }
     try:
-        settings = {"temporary-directory": scratch, "distributed.nanny.pre-spawn-environ": environ}
+        settings = {
+            "temporary-directory": scratch,
+            "distributed.nanny.pre-spawn-environ": environ,
+            **QUIET_CLUSTER,
+        }
         with dask.config.set(settings):
             with (
                 LocalCluster(

@@ -1,11 +1,12 @@
-"""Data scattered to a run's Dask workers: fresh keys, so scattering the same data again is safe."""
+"""A run's local Dask cluster runs quiet; data scattered to its workers gets fresh keys, so
+scattering the same data again is safe."""
 
 import time
 
 import numpy as np
 import pytest
 
-from adversary.population.cluster import scatter
+from adversary.population.cluster import QUIET_CLUSTER, scatter
 
 
 @pytest.fixture(scope="module")
@@ -53,3 +54,17 @@ def test_a_mapping_keeps_its_names_with_fresh_keys(client):
     assert set(shared) == {"a", "b"}
     assert client.gather(shared) == {"a": 1, "b": 2}
     assert shared["a"].key != "a"
+
+
+def test_a_local_clusters_workers_and_scheduler_run_quiet(client_two):
+    """No profiler, slow ticks: QUIET_CLUSTER's values reach every worker and the scheduler."""
+    import dask
+
+    def settings():
+        return {key: dask.config.get(key) for key in QUIET_CLUSTER}
+
+    by_worker = client_two.run(settings)
+    assert len(by_worker) == 2
+    assert all(seen == QUIET_CLUSTER for seen in by_worker.values())
+    assert client_two.run_on_scheduler(settings) == QUIET_CLUSTER
+    assert QUIET_CLUSTER["distributed.worker.profile.enabled"] is False
