@@ -64,8 +64,8 @@ from pytensor.compile.mode import Mode, get_mode
 from pytensor.graph.basic import Constant
 from pytensor.graph.traversal import io_toposort
 from pytensor.link.numba.linker import NumbaLinker
-from pytensor.link.vm import VMLinker
 
+from .lean_vm import LeanVMLinker
 from .safe import safe_compile_kwargs, safe_mode
 
 __all__ = [
@@ -125,9 +125,10 @@ def python_vm_mode() -> Mode:
     """The default mode's rewrites but elementwise fusion, on PyTensor's Python VM, made safe.
 
     Without fusion every elementwise node is one numpy call over its whole array, where a
-    fused composite would be evaluated element by element in Python.
+    fused composite would be evaluated element by element in Python; the linker calls those
+    nodes without ``Elemwise.perform``'s per-call bookkeeping (:mod:`.lean_vm`).
     """
-    mode = Mode(linker=VMLinker(use_cloop=False, c_thunks=False), optimizer="fast_run")
+    mode = Mode(linker=LeanVMLinker(use_cloop=False, c_thunks=False), optimizer="fast_run")
     return safe_mode(mode.excluding("fusion"))
 
 
