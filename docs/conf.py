@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import importlib
 import importlib.util
 import json
@@ -426,6 +427,25 @@ def _resolve_reexports(app, env, node, contnode):
     return None
 
 
+def _collect_less(app) -> None:
+    """Keep Python's cycle collector off the objects that live as long as the build.
+
+    The build's process holds what its imports made (the scientific stack: millions of
+    objects, never garbage), then the build's environment and doctrees; each full pass of the
+    collector walks all of them, and so does the interpreter's last pass at exit. Measured on
+    the test's build (Python 3.12): 5.4 CPU s of collections during the build (14 full
+    passes), and 3 to 3.7 s at exit. Now the objects of the imports are moved out of the
+    collector's reach (:func:`gc.freeze`); the young generation is collected after 10 000
+    allocations instead of 700, so fewer objects are promoted and fewer full passes are
+    due (1.9 to 2.1 s of collections, 6 full passes; peak memory unchanged, 0.53 GB on the
+    API pages); and what is alive when the build has finished is frozen too, so the exit
+    does not walk it (0.1 s).
+    """
+    gc.freeze()
+    gc.set_threshold(10_000, 10, 10)
+    app.connect("build-finished", lambda app, exception: gc.freeze())
+
+
 def setup(app):
     # Sphinx's logger lets debug messages through (one for every event it emits, with the
     # event's arguments, and many from autodoc) to its handlers, which drop them unless -vv is
@@ -434,6 +454,7 @@ def setup(app):
         level = logging.VERBOSITY_MAP[app.verbosity]
         std_logging.getLogger(logging.NAMESPACE).setLevel(level)
     _import_public_modules()
+    _collect_less(app)
     app.add_directive("adversary-modules", AdversaryModules)
     app.add_directive("adversary-cli-help", AdversaryCliHelp)
     app.connect("builder-inited", _kernel_for_this_interpreter)
