@@ -33,33 +33,12 @@ class LeanVMLinker(VMLinker):
     """:class:`~pytensor.link.vm.VMLinker` with :func:`lean_elemwise_thunk` for every
     Python-implemented Elemwise node (module docstring)."""
 
-    def make_vm(
-        self,
-        nodes,
-        thunks,
-        input_storage,
-        output_storage,
-        storage_map,
-        post_thunk_clear,
-        computed,
-        compute_map,
-        updated_vars,
-    ):
+    def make_vm(self, nodes, thunks, *storage_and_maps):
         thunks = [
             lean_elemwise_thunk(node, thunk) if _lean(node, thunk) else thunk
             for node, thunk in zip(nodes, thunks, strict=True)
         ]
-        return super().make_vm(
-            nodes,
-            thunks,
-            input_storage,
-            output_storage,
-            storage_map,
-            post_thunk_clear,
-            computed,
-            compute_map,
-            updated_vars,
-        )
+        return super().make_vm(nodes, thunks, *storage_and_maps)
 
 
 def _lean(node, thunk) -> bool:
