@@ -46,16 +46,16 @@ $(INSTALLED): pyproject.toml .python-version
 demo: $(INSTALLED)
 	$(BIN)/adversary demo --out $(BUILD)/demo
 
-# The suite runs on every core (pytest-xdist): 7 to 11 minutes on 2 cores, by machine and by
-# hour. A clean-clone run of 8036669 took 6:49 of pytest (6:58 in all) on one 2-core machine and
-# 10:17 on another whose CPU seconds were 1.35x as long (benchmarks/exact_generic.py); on the
-# slower one 33ec3bb took 9:38 (9:57 in all), against 9:55-10:51 for da01916 before it; on
-# one morning 7d51fcb took 9:22, 9:22 and 10:30, and d1dfbbc (cheaper notebooks and
-# MCMC tests) 7:05 and 9:20, the tests that did not change taking 558-851 worker-seconds.
-# Earlier: 7:57 before one OpenBLAS thread per process and the compiled grid sums, 9:53 before
-# the compiled exact sampler, 14:22 before bytecode was cached. About 300 CPU seconds of a fresh
-# clone's run are cold caches (numba's compiles 126 s, the tiered kernels' Python VM about 90 s,
-# bytecode), which a second run finds in build/: 7d51fcb took 6:45 of pytest warm.
+# The suite runs on every core (pytest-xdist): 7 to 10 minutes on 2 cores, by machine and by
+# hour. On one 2-core machine on 7 December, clean clones of be4da07 took 7:01, 7:10 and 9:06
+# of pytest (7:18 to 9:21 in all), run in turn with a6d549d, which took 9:40 and 10:15; the
+# tests that changed least took up to 1.8x as long in the slow runs as in the fast ones. CI
+# ran be4da07 in 429 s in all. Earlier: 8036669 6:49 on one machine and 10:17 on one whose CPU
+# seconds were 1.35x as long (benchmarks/exact_generic.py); 7:57 before one OpenBLAS thread per
+# process and the compiled grid sums, 9:53 before the compiled exact sampler, 14:22 before
+# bytecode was cached. About 150 to 300 CPU seconds of a fresh clone's run are cold caches
+# (numba's compiles about 110 s, the tiered kernels' Python VM, bytecode), which a second run
+# finds in build/: be4da07 took 5:44 of pytest warm.
 test: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n auto
