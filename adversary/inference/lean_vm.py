@@ -6,7 +6,7 @@ arithmetic: each call of a node checks its inputs' broadcasting dimension by dim
 and a node whose ufunc lives on the node rather than the op (a cast, a sum of more than two
 terms: a count of persons per cell is one) builds its scalar node afresh at every call.
 On the 12-person block (twelve persons over 8 cells, their counts released with discrete
-Gaussian noise) 200 sweeps took 15.2 and 16.6 CPU s; with the nodes below, 7.3 and 6.7 s,
+Gaussian noise) 200 sweeps took 17.4 and 13.1 CPU s; with the nodes below, 5.7 and 5.5 s,
 the same draws.
 
 :class:`LeanVMLinker` is PyTensor's :class:`~pytensor.link.vm.VMLinker` whose Elemwise
