@@ -22,8 +22,8 @@ The public API, by layer (each layer imports only the ones above it in this list
 7. faces: reports, plots, the command line (``adversary``, ``python -m adversary``)
    and the reproduction report :mod:`adversary.reproduction`.
 
-Names are imported on first use, so ``import adversary`` stays cheap and
-``adversary.noise`` never loads PyMC.
+Names and modules are imported on first use (``adversary.inference`` needs no import
+of its own), so ``import adversary`` stays cheap and ``adversary.noise`` never loads PyMC.
 """
 
 from ._lazy import lazy_names
@@ -49,7 +49,29 @@ _LAZY = {
     "memory_budget": "adversary.memory",
 }
 
+#: The public modules, imported on first use too: ``import adversary`` then
+#: ``adversary.inference.sample(...)`` works as after ``import adversary.inference``.
+MODULES = (
+    "accounting",
+    "analyses",
+    "budget",
+    "budget_files",
+    "distributions",
+    "empirical",
+    "inference",
+    "measures",
+    "memory",
+    "noise",
+    "plots",
+    "population",
+    "reports",
+    "reproduction",
+    "scenarios",
+    "swapping",
+    "topdown",
+)
+
 __all__ = ["__version__", *sorted(_LAZY)]
 
 
-__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
+__getattr__, __dir__ = lazy_names(__name__, _LAZY | dict.fromkeys(MODULES), globals())
