@@ -97,7 +97,6 @@ def _mcmc(model, args) -> dict:
 
     from ..inference import event_indicator, marginal_pmf, sample
 
-    check_sampling_options(args)
     try:
         tree = sample(
             model,
@@ -237,6 +236,7 @@ def _text(name, args, result, mechanism) -> str:
 def run(args) -> int:
     from ..measures.protocol import prior_label
 
+    check_sampling_options(args)  # before the model file is loaded, whatever the method
     case = attack_from(args)
     label = prior_label(case.priors, args.prior)
     if case.priors[label] is not None:  # the prior used, shown (the first unless --prior)

@@ -209,8 +209,11 @@ def test_bad_user_model_files_are_one_line(name, options, message, tmp_path, cap
         (["--memory-budget", "lots"], "--memory-budget must be a size such as 8GiB"),
     ],
 )
-def test_bad_mcmc_options_are_one_line(options, message, capsys):
-    assert main(["run", "dare_county", "--method", "mcmc", *options]) == 2
+@pytest.mark.parametrize("method", ["mcmc", "exact"])
+def test_bad_mcmc_options_are_one_line(options, message, method, tmp_path, capsys):
+    # whatever the method, and before the model file is read (this one does not exist)
+    absent = str(tmp_path / "absent.py")
+    assert main(["run", absent, "--method", method, *options]) == 2
     err = capsys.readouterr().err
     assert err.startswith("adversary run: error: ") and err.count("\n") == 1
     assert message in err
