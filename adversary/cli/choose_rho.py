@@ -1,7 +1,8 @@
 """``adversary choose-rho MODEL_FILE``: the largest ρ keeping a risk measure below a threshold.
 
-Loads the ``CASE`` a model file declares (a shipped case name such as
-``dare_county`` or a path) and finds the largest ρ of one of its fields
+Loads the attack a model file declares (a ``CASE`` or a ``model()`` factory with
+its ``TRUTH``; a shipped case name such as ``dare_county`` or a path) and finds
+the largest ρ of one of its fields
 (``--field``, default ``rho``; e.g. ``rho1``, ``rhos[0]``), the others held,
 such that the marginal risk (``--max-risk R``, R > 1) or the probability of a
 correct decision (``--max-correct-decision Q``, 0 < Q < 1) stays at or below
@@ -64,7 +65,7 @@ def register(subparsers) -> None:
         action="append",
         metavar="LABEL",
         default=None,
-        help="prior label of the CASE (repeatable; default: every prior)",
+        help="prior label of the attack (repeatable; default: every prior)",
     )
     parser.add_argument("--rho-min", type=float, default=1e-4, help="search from (default 1e-4)")
     parser.add_argument("--rho-max", type=float, default=1e2, help="search to (default 100)")
