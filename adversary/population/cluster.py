@@ -24,6 +24,7 @@ __all__ = [
     "default_local_directory",
     "local_cluster",
     "scatter",
+    "worker_count",
 ]
 
 #: Seconds to wait for an existing Dask scheduler (``scheduler``) to answer.
@@ -130,6 +131,20 @@ def cluster_client(client, scheduler, n_workers, local_directory):
     else:
         with local_cluster(n_workers, local_directory) as started:
             yield started
+
+
+def worker_count(client) -> int:
+    """How many workers ``client``'s cluster has now, asked of the scheduler (at least 1).
+
+    Not ``client.scheduler_info()["workers"]``: that returns the client's cached copy of the
+    scheduler's identity, which the client's own periodic update (every 2 s, without the
+    workers) may overwrite between the fetch and the return; under load a run saw no
+    workers on a two-worker cluster that way.
+    """
+    workers = len(client.nthreads())
+    if workers < 1:
+        raise ValueError("client: the Dask cluster has no workers")
+    return workers
 
 
 def scatter(client, data, broadcast: bool = False):

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .._output import checked_folder, staged
-from .cluster import cluster_client, scatter
+from .cluster import cluster_client, scatter, worker_count
 from .measure_tasks import gathered_tables, merge_tuples, submit_measures
 from .model import LEVELS, PopulationModel
 from .phases import Phases, assign_partitions, sum_upper
@@ -124,7 +124,7 @@ def assess(
     timings["load_and_validate"] = time.perf_counter() - start
 
     with cluster_client(client, scheduler, workers, local_directory) as dask_client:
-        n_workers = len(dask_client.scheduler_info(n_workers=-1)["workers"])
+        n_workers = worker_count(dask_client)
         units = source.units(partition_level)
         if partitions is None:
             partitions = max(2 * n_workers, math.ceil(source.persons / PERSONS_PER_PARTITION))

@@ -45,7 +45,7 @@ from ..analyses.reconstruction_study import (
     truths_and_priors,
 )
 from ..model_files import load_declared
-from .cluster import cluster_client, scatter
+from .cluster import cluster_client, scatter, worker_count
 from .progress import wait_for
 from .schema import COUNT, GEOGRAPHY, read_table, validate
 from .synthetic import Geography, synthetic_persons
@@ -122,7 +122,7 @@ def survey(
     timings["load_and_sample"] = time.perf_counter() - start
 
     with cluster_client(client, scheduler, workers, local_directory) as dask_client:
-        n_workers = len(dask_client.scheduler_info(n_workers=-1)["workers"])
+        n_workers = worker_count(dask_client)
         t = time.perf_counter()
         inputs = _inputs(dask_client, data, frame, sample, study)
         [study_shared] = scatter(dask_client, [study], broadcast=True)

@@ -43,7 +43,7 @@ from ..scenarios.reconstruction import REDUCED
 from ..scenarios.swapping.block import VOTING_AGE, Composition
 from ..scenarios.swapping.single_block import hypotheses
 from ..swapping import assign_households, target_blocks
-from .cluster import cluster_client, scatter
+from .cluster import cluster_client, scatter, worker_count
 from .progress import wait_for
 from .schema import GEOGRAPHY
 from .swapping import SwappingStudy, law_and_swap
@@ -233,7 +233,7 @@ def survey(
     areas = sample[study.composition].to_numpy()
     measures = np.empty((len(items), len(laws), len(study.priors), 2))
     with cluster_client(client, scheduler, workers, local_directory) as dask_client:
-        n_workers = len(dask_client.scheduler_info(n_workers=-1)["workers"])
+        n_workers = worker_count(dask_client)
         chunks = _chunks(items, sample["block_size"].to_numpy(), _CHUNKS_PER_WORKER * n_workers)
         [shared] = scatter(dask_client, [(laws, compositions)], broadcast=True)
         futures = [

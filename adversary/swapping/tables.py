@@ -33,7 +33,7 @@ import pandas as pd
 import xarray as xr
 
 from ..analyses.reconstruction_study import block_cells
-from ..population.cluster import cluster_client, scatter
+from ..population.cluster import cluster_client, scatter, worker_count
 from ..population.phases import assign_partitions
 from ..population.schema import GEOGRAPHY
 from ..scenarios.reconstruction.classification import REDUCED, Classification
@@ -113,7 +113,7 @@ def swapped_tables(
         raise ValueError(f"persons: no {level!r} column (the mechanism's within)")
     distributed = client is not None or workers is not None
     with cluster_client(client, None, workers, None) if distributed else nullcontext() as dask:
-        n_workers = len(dask.scheduler_info(n_workers=-1)["workers"]) if distributed else 1
+        n_workers = worker_count(dask) if distributed else 1
         units = persons.groupby(level, sort=True).size().rename("persons").reset_index()
         count = min(partitions or n_workers, max(len(units), 1))
         assignment = assign_partitions(units, count)

@@ -1,12 +1,12 @@
-"""A run's local Dask cluster runs quiet; data scattered to its workers gets fresh keys, so
-scattering the same data again is safe."""
+"""A run's local Dask cluster runs quiet and its workers are counted by asking the scheduler;
+data scattered to its workers gets fresh keys, so scattering the same data again is safe."""
 
 import time
 
 import numpy as np
 import pytest
 
-from adversary.population.cluster import QUIET_CLUSTER, scatter
+from adversary.population.cluster import QUIET_CLUSTER, scatter, worker_count
 
 
 @pytest.fixture(scope="module")
@@ -68,3 +68,27 @@ def test_a_local_clusters_workers_and_scheduler_run_quiet(client_two):
     assert all(seen == QUIET_CLUSTER for seen in by_worker.values())
     assert client_two.run_on_scheduler(settings) == QUIET_CLUSTER
     assert QUIET_CLUSTER["distributed.worker.profile.enabled"] is False
+
+
+def test_workers_are_counted_by_the_scheduler_not_from_the_clients_cache(client, monkeypatch):
+    # The client's periodic update of its cached identity (without the workers) landing just
+    # after scheduler_info's own fetch: the cache then says no workers (a two-worker run once
+    # saw 0 that way under load); the count asks the scheduler.
+    update = client._update_scheduler_info
+
+    async def overwritten(n_workers=0):
+        await update(n_workers=n_workers)
+        await update()  # the periodic callback's call
+
+    monkeypatch.setattr(client, "_update_scheduler_info", overwritten)
+    assert client.scheduler_info(n_workers=-1)["workers"] == {}  # the race, made certain
+    assert worker_count(client) == 1
+
+
+def test_a_cluster_without_workers_is_refused():
+    class NoWorkers:
+        def nthreads(self):
+            return {}
+
+    with pytest.raises(ValueError, match=r"^client: the Dask cluster has no workers$"):
+        worker_count(NoWorkers())
