@@ -24,13 +24,27 @@ def _read_until(process, marker: bytes, seconds: float) -> bytes:
     return seen
 
 
+def _popen_answering_ctrl_c(command, **options) -> subprocess.Popen:
+    """``subprocess.Popen`` whose child starts with SIGINT's default disposition, as from a
+    terminal. A child inherits an ignored SIGINT, and Python then raises no KeyboardInterrupt:
+    a pytest worker ignores SIGINT once an earlier test's code has set it so (seen after the
+    docs tests in an xdist worker), and the command ran to the end, exit status 0."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # reset at exec
+    try:
+        return subprocess.Popen(command, **options)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def test_sigint_while_computing_is_one_line_and_exit_130(tmp_path):
     out = tmp_path / "out"
     scratch = tmp_path / "dask"
     command = [sys.executable, "-m", "adversary", "population", "--synthetic", "20000"]
     command += ["--model", "population_gvhr", "--workers", "1", "--out", str(out)]
     env = os.environ | {"ADVERSARY_DASK_DIR": str(scratch)}
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    process = _popen_answering_ctrl_c(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
     try:
         # the progress line of the first phase: the cluster runs and the workers compute
         started = _read_until(process, b"counting cells", 300)
