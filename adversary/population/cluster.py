@@ -136,10 +136,10 @@ def cluster_client(client, scheduler, n_workers, local_directory):
 def worker_count(client) -> int:
     """How many workers ``client``'s cluster has now, asked of the scheduler (at least 1).
 
-    Not ``client.scheduler_info()["workers"]``: that returns the client's cached copy of the
-    scheduler's identity, which the client's own periodic update (every 2 s, without the
-    workers) may overwrite between the fetch and the return; under load a run saw no
-    workers on a two-worker cluster that way.
+    Not ``client.scheduler_info()["workers"]``: before distributed 2026.11 that returned the
+    client's cached copy of the scheduler's identity, which the client's own periodic update
+    (every 2 s, without the workers) may overwrite between the fetch and the return; under
+    load a run saw no workers on a two-worker cluster that way.
     """
     workers = len(client.nthreads())
     if workers < 1:

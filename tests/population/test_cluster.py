@@ -71,17 +71,13 @@ def test_a_local_clusters_workers_and_scheduler_run_quiet(client_two):
 
 
 def test_workers_are_counted_by_the_scheduler_not_from_the_clients_cache(client, monkeypatch):
-    # The client's periodic update of its cached identity (without the workers) landing just
-    # after scheduler_info's own fetch: the cache then says no workers (a two-worker run once
-    # saw 0 that way under load); the count asks the scheduler.
-    update = client._update_scheduler_info
-
-    async def overwritten(n_workers=0):
-        await update(n_workers=n_workers)
-        await update()  # the periodic callback's call
-
-    monkeypatch.setattr(client, "_update_scheduler_info", overwritten)
-    assert client.scheduler_info(n_workers=-1)["workers"] == {}  # the race, made certain
+    # Before distributed 2026.11, scheduler_info() returned the client's cached identity, which
+    # its periodic update (without the workers) could overwrite between the fetch and the
+    # return: a two-worker run once saw 0 workers that way under load. The count does not read
+    # scheduler_info at all, whichever version is installed; it asks the scheduler.
+    cached = {**client.scheduler_info(n_workers=-1), "workers": {}}  # what the race returned
+    monkeypatch.setattr(client, "scheduler_info", lambda *args, **kwargs: cached)
+    monkeypatch.setattr(client, "_scheduler_identity", cached)
     assert worker_count(client) == 1
 
 
