@@ -168,7 +168,7 @@ def test_runs_are_independent_releases_run_zero_the_single_one(truth):
 
 
 def test_same_seed_same_bytes_on_one_and_two_workers(truth):
-    from adversary.population.cluster import local_cluster
+    from adversary.population.cluster import local_cluster, worker_count
 
     alone = every_query_topdown(truth, PRESET, seed=11)
     # one cluster started (its start-up is the test's cost): run on its two workers, then
@@ -177,7 +177,7 @@ def test_same_seed_same_bytes_on_one_and_two_workers(truth):
         for workers in (2, 1):
             if workers == 1:
                 client.retire_workers(n=1)
-            assert len(client.scheduler_info()["workers"]) == workers
+            assert worker_count(client) == workers
             spread = every_query_topdown(truth, PRESET, seed=11, client=client)
             for level in LEVELS:
                 got = spread[level]["counts"].values.tobytes()
