@@ -26,6 +26,8 @@ Names and modules are imported on first use (``adversary.inference`` needs no im
 of its own), so ``import adversary`` stays cheap and ``adversary.noise`` never loads PyMC.
 """
 
+from pkgutil import iter_modules
+
 from ._lazy import lazy_names
 
 __version__ = "0.1.0"
@@ -49,26 +51,11 @@ _LAZY = {
     "memory_budget": "adversary.memory",
 }
 
-#: The public modules, imported on first use too: ``import adversary`` then
-#: ``adversary.inference.sample(...)`` works as after ``import adversary.inference``.
-MODULES = (
-    "accounting",
-    "analyses",
-    "budget",
-    "budget_files",
-    "distributions",
-    "empirical",
-    "inference",
-    "measures",
-    "memory",
-    "noise",
-    "plots",
-    "population",
-    "reports",
-    "reproduction",
-    "scenarios",
-    "swapping",
-    "topdown",
+#: The public modules (every module and subpackage not named with ``_``), imported on first
+#: use too: ``import adversary`` then ``adversary.inference.sample(...)`` works as after
+#: ``import adversary.inference``. Listed from the package's folder, nothing imported.
+MODULES = tuple(
+    sorted(info.name for info in iter_modules(__path__) if not info.name.startswith("_"))
 )
 
 __all__ = ["__version__", *sorted(_LAZY)]
