@@ -210,7 +210,7 @@ def test_bad_user_model_files_are_one_line(name, options, message, tmp_path, cap
     ],
 )
 @pytest.mark.parametrize("method", ["mcmc", "exact"])
-def test_bad_mcmc_options_are_one_line(options, message, method, tmp_path, capsys):
+def test_bad_sampling_options_are_one_line(options, message, method, tmp_path, capsys):
     # whatever the method, and before the model file is read (this one does not exist)
     absent = str(tmp_path / "absent.py")
     assert main(["run", absent, "--method", method, *options]) == 2

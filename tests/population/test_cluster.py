@@ -77,7 +77,6 @@ def test_workers_are_counted_by_the_scheduler_not_from_the_clients_cache(client,
     # scheduler_info at all, whichever version is installed; it asks the scheduler.
     cached = {**client.scheduler_info(n_workers=-1), "workers": {}}  # what the race returned
     monkeypatch.setattr(client, "scheduler_info", lambda *args, **kwargs: cached)
-    monkeypatch.setattr(client, "_scheduler_identity", cached)
     assert worker_count(client) == 1
 
 
