@@ -288,7 +288,9 @@ def sweep(
                     bar.advance()
             except (ValueError, TypeError) as error:
                 shown = ", ".join(f"{n}={v!r}" for n, v in combination.items())
-                raise type(error)(f"over: {shown}: {error}") from error
+                message = str(error)  # named by the case's replace, or named here
+                named = message if message.startswith(f"{shown}: ") else f"{shown}: {message}"
+                raise type(error)(f"over: {named}") from error
     finally:
         bar.close()
 

@@ -285,7 +285,9 @@ class ModelAttack:
         return values
 
     def replace(self, **changes) -> ModelAttack:
-        """The attack with some factory arguments (or ``truth``, ``tie_rule``, ``priors``) set."""
+        """The attack with some factory arguments (or ``truth``, ``tie_rule``, ``priors``) set.
+
+        Arguments the factory's model cannot take are refused with an error naming them."""
         known = self.parameters()
         unknown = [k for k in changes if k not in known and k != "priors"]
         if self.prior_argument in unknown:
@@ -301,7 +303,23 @@ class ModelAttack:
         arguments = dict(self.arguments) | {
             k: v for k, v in changes.items() if k not in _OWN_FIELDS
         }
-        replaced = type(self)(**(self._fields() | own | {"arguments": arguments}))
+        try:
+            replaced = type(self)(**(self._fields() | own | {"arguments": arguments}))
+        except (ValueError, TypeError) as error:
+            # Only factory arguments changed, and this attack's built: the new values are at
+            # fault. A refusal from inside the model (PyMC's shape error for a vector rho, say)
+            # is told which of them, unless it names one already.
+            message = str(error)
+            if (
+                own
+                or type(error) not in (ValueError, TypeError)
+                or message.startswith(tuple(changes))
+            ):
+                raise
+            shown = ", ".join(f"{k}={v!r}" for k, v in changes.items())
+            raise type(error)(
+                f"{shown}: {self.name}() could not build its model: {message}"
+            ) from error
         if "priors" in changes:
             replaced._check_priors()
         return replaced

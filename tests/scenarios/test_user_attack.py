@@ -177,6 +177,19 @@ def test_bad_attacks_are_refused_with_a_message_naming_the_argument(call, messag
         call()
 
 
+def test_a_value_the_model_cannot_take_is_named_once_by_replace_and_by_a_sweep():
+    """A vector rho for a scalar release: PyMC's shape error, which names no argument, is told
+    which value it was; a sweep does not name it twice."""
+    attack = adversary.attack(single_block_factory, priors={"1/10": 0.1}, truth={"X1": 1})
+    named = r"rho=\[0.1, 0.2\]: single_block_factory\(\) could not build its model: Size length"
+    with pytest.raises(ValueError, match=rf"^{named}"):
+        attack.replace(rho=[0.1, 0.2])
+    with pytest.raises(ValueError, match=rf"^over: {named}"):
+        sweep(attack, {"rho": [[0.1, 0.2]]})
+    with pytest.raises(ValueError, match=r"^rho must be finite and > 0, got -1.0$"):
+        attack.replace(rho=-1.0)  # a refusal naming the argument already is kept as it is
+
+
 @pytest.mark.parametrize("rho", [math.nan, math.inf, -1.0, -0.1, 0.0])
 @pytest.mark.parametrize(
     ("factory", "priors", "truth"),
