@@ -260,8 +260,10 @@ def sweep(
         Dimensions ``prior`` (coordinate ``p``: the prior probability) and one per
         swept field (coordinate: its values, or their ``str`` when not scalars);
         data variables :data:`MEASURES`. Attributes: ``case`` (name), ``swept``
-        (parameter names), ``method``, ``tie_rule``, every fixed parameter and
-        ``case_<parameter>``: the case's own value of each swept parameter.
+        (parameter names), ``method`` and ``tie_rule`` (as the measures were computed:
+        ``monte-carlo``, say), every fixed parameter, and ``case_<parameter>``: the case's own
+        value of each swept parameter and of a parameter named as one of these (a case's
+        ``method`` setting, ``auto`` say, is ``case_method``).
     """
     _check_case(case)
     case, labels, ps = _prior_table(case, priors)
@@ -303,8 +305,8 @@ def sweep(
         "method": ", ".join(sorted(methods)),
         "tie_rule": ", ".join(sorted(tie_rules)),
     }
-    for name, value in case.parameters().items():
-        attrs[f"case_{name}" if name in names else name] = _plain(value)
+    for name, value in case.parameters().items():  # not over what was swept or computed
+        attrs[f"case_{name}" if name in names or name in attrs else name] = _plain(value)
     dataset = xr.Dataset(
         {measure: (dims, data[measure]) for measure in MEASURES}, coords=coords, attrs=attrs
     )

@@ -52,6 +52,18 @@ def test_sweep_over_rho_equals_the_single_block_closed_forms(dare):
     assert "rho" not in result.attrs and "description" not in result.attrs
 
 
+def test_the_method_attribute_is_the_method_used_not_the_cases_setting():
+    """A case whose ``method`` field is "auto" and whose measures are Monte Carlo: the field
+    overwrote the method used in the attributes (and the CLI said "sums over the grid")."""
+    from adversary.model_files import load_case
+
+    case = load_case("differencing").replace(replications=400)
+    assert case.method == "auto" and case.marginal_measures("1/2").method == "monte-carlo"
+    result = sweep(case, priors=["1/2"], progress=False)
+    assert result.attrs["method"] == "monte-carlo" and result.attrs["case_method"] == "auto"
+    assert result.attrs["tie_rule"] == "split" == result.attrs["case_tie_rule"]
+
+
 def test_sweep_without_over_is_table_5(dare):
     result = sweep(dare, progress=False)
     assert result["marginal_posterior"].dims == ("prior",)

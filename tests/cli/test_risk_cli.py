@@ -98,6 +98,14 @@ def test_text_output_says_which_rows_are_monte_carlo(capsys, tmp_path):
     assert run_json([str(path), "--sweep", "rho=0.01"], capsys)["method"] == "monte-carlo"
 
 
+def test_a_shipped_case_estimated_by_monte_carlo_says_so(capsys):
+    """The differencing case's measures are Monte Carlo (method "auto" chooses it): the text
+    said "auto (sums over the release grid)", its setting, which overwrote the method used."""
+    assert main(["risk", "differencing", "--prior", "1/2"]) == 0
+    assert "\nmethod: monte-carlo (Monte Carlo over release sets" in capsys.readouterr().out
+    assert run_json(["differencing", "--prior", "1/2"], capsys)["method"] == "monte-carlo"
+
+
 def test_sweeping_the_prior_says_how_priors_are_given(capsys, tmp_path):
     path = tmp_path / "three_cells.py"
     path.write_text(THREE_CELLS_FILE)
