@@ -17,7 +17,7 @@ from .. import __version__
 from .._output import end_line
 from ..memory import ENVIRONMENT_VARIABLE, memory_budget
 from ..time_budget import time_budget
-from .common import one_line
+from .common import OneLineParser, one_line
 
 SUBCOMMAND_MODULES = (
     "demo",
@@ -32,7 +32,7 @@ SUBCOMMAND_MODULES = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="adversary",
         description="Disclosure risk of noisy count releases against a Bayesian adversary.",
     )

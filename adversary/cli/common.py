@@ -17,6 +17,7 @@ from ..memory import DEFAULT_BUDGET, ENVIRONMENT_VARIABLE, format_bytes
 from ..model_files import load_case
 
 __all__ = [
+    "OneLineParser",
     "add_allocation_argument",
     "add_attack_arguments",
     "add_budget_arguments",
@@ -30,6 +31,28 @@ __all__ = [
     "one_line",
     "plain_text",
 ]
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line naming the command and the argument.
+
+    argparse prints its usage block (a dozen lines) before the error, and reports an unknown
+    option of a sub-command as the top-level command's (``adversary: error: unrecognized
+    arguments``); here both are ``adversary <command>: error: …`` with where help is, as the
+    commands' own errors are. The sub-commands' parsers are of this class too.
+    """
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    def parse_args(self, args=None, namespace=None):
+        parsed, unknown = self.parse_known_args(args, namespace)
+        if unknown:
+            command = getattr(parsed, "command", None)
+            prog = f"{self.prog} {command}" if command else self.prog
+            message = f"unrecognized arguments: {' '.join(unknown)}"
+            self.exit(2, f"{prog}: error: {message} (see {prog} --help)\n")
+        return parsed
 
 
 def command_parser(subparsers, name: str, summary: str, doc: str, func) -> argparse.ArgumentParser:

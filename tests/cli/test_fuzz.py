@@ -5,7 +5,7 @@ from valid values and hostile ones (zero, negative, huge, non-finite, not a
 number, empty), under a memory budget and a time budget (``FUZZ_EXAMPLES``
 examples per command, 12 by default): whatever it is given,
 a command exits 0 or 2, prints no traceback and, on 2, ends with one line
-``adversary <command>: error: …`` (argparse's usage line may precede its own).
+``adversary <command>: error: …`` (argparse's own errors too, without its usage block).
 """
 
 from __future__ import annotations
@@ -152,9 +152,37 @@ def test_fuzz_every_command_exits_cleanly(name, tmp_path_factory, capsys):
         if code == 2:
             last = captured.err.rstrip("\n").splitlines()[-1]
             assert last.startswith(f"adversary {name}: error: "), (argv, captured.err)
+            assert "usage:" not in captured.err, (argv, captured.err)
             assert captured.out == "", argv
 
     exits_cleanly()
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (
+            ["choose-rho", "dare_county", "--max-risk", "abc"],
+            "adversary choose-rho: error: argument --max-risk: invalid float value: 'abc' "
+            "(see adversary choose-rho --help)",
+        ),
+        (
+            ["risk", "dare_county", "--foo"],
+            "adversary risk: error: unrecognized arguments: --foo (see adversary risk --help)",
+        ),
+        (
+            [],
+            "adversary: error: the following arguments are required: COMMAND "
+            "(see adversary --help)",
+        ),
+    ],
+)
+def test_argparses_errors_are_one_line_naming_the_command(argv, line, capsys):
+    """argparse printed its usage block (9-13 lines) first, and an unknown option of a
+    sub-command as the top-level command's ("adversary: error: unrecognized arguments")."""
+    assert _exit_code(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.err == line + "\n" and captured.out == ""
 
 
 @pytest.mark.parametrize("case", ["differencing", "dare_county"])
