@@ -46,16 +46,13 @@ $(INSTALLED): pyproject.toml .python-version
 demo: $(INSTALLED)
 	$(BIN)/adversary demo --out $(BUILD)/demo
 
-# The suite runs on every core (pytest-xdist): 7 to 10 minutes on 2 cores, by machine and by
-# hour. On one 2-core machine on 7 December, clean clones of be4da07 took 7:01, 7:10 and 9:06
-# of pytest (7:18 to 9:21 in all), run in turn with a6d549d, which took 9:40 and 10:15; the
-# tests that changed least took up to 1.8x as long in the slow runs as in the fast ones. CI
-# ran be4da07 in 429 s in all. Earlier: 8036669 6:49 on one machine and 10:17 on one whose CPU
-# seconds were 1.35x as long (benchmarks/exact_generic.py); 7:57 before one OpenBLAS thread per
-# process and the compiled grid sums, 9:53 before the compiled exact sampler, 14:22 before
-# bytecode was cached. About 150 to 300 CPU seconds of a fresh clone's run are cold caches
-# (numba's compiles about 110 s, the tiered kernels' Python VM, bytecode), which a second run
-# finds in build/: be4da07 took 5:44 of pytest warm.
+# The suite runs on every core (pytest-xdist): about 7 minutes on 2 cores in all (venv, ruff
+# and pytest), up to 9:21 at a shared machine's slow hours. On one 2-core machine on 7 December,
+# 13 clean clones of the last commits took 6:48 to 7:58 in all, and three more 8:03 to 9:21
+# while the machine ran slow (the tests that had not changed took 1.2-1.8x as long). CI ran
+# the last four landings in 429 to 468 s. The run is CPU-bound (95% of both cores); about 140
+# of its 700-830 CPU seconds are cold caches (numba's compiles, bytecode), which a second run
+# finds in build/: about 5:45 of pytest warm.
 test: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n auto
