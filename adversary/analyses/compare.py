@@ -30,7 +30,7 @@ from xarray import DataTree
 
 from .._output import progress_task
 from .._validation import as_probability
-from ..measures.protocol import true_target_value
+from ..measures.protocol import assignments, true_target_value
 
 __all__ = [
     "MEASURES",
@@ -289,7 +289,7 @@ def sweep(
                     tie_rules.add(measures.tie_rule)
                     bar.advance()
             except (ValueError, TypeError) as error:
-                shown = ", ".join(f"{n}={v!r}" for n, v in combination.items())
+                shown = assignments(combination)
                 message = str(error)  # named by the case's replace, or named here
                 named = message if message.startswith(f"{shown}: ") else f"{shown}: {message}"
                 raise type(error)(f"over: {named}") from error

@@ -43,16 +43,18 @@ class OneLineParser(argparse.ArgumentParser):
     """
 
     def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self._fail(self.prog, message)
 
     def parse_args(self, args=None, namespace=None):
         parsed, unknown = self.parse_known_args(args, namespace)
         if unknown:
             command = getattr(parsed, "command", None)
             prog = f"{self.prog} {command}" if command else self.prog
-            message = f"unrecognized arguments: {' '.join(unknown)}"
-            self.exit(2, f"{prog}: error: {message} (see {prog} --help)\n")
+            self._fail(prog, f"unrecognized arguments: {' '.join(unknown)}")
         return parsed
+
+    def _fail(self, prog: str, message: str):
+        self.exit(2, f"{prog}: error: {message} (see {prog} --help)\n")
 
 
 def command_parser(subparsers, name: str, summary: str, doc: str, func) -> argparse.ArgumentParser:

@@ -20,6 +20,7 @@ from pytensor.graph.replace import vectorize_graph
 from pytensor.graph.traversal import ancestors
 
 from ..distributions.support import support_bounds
+from .lean_vm import lean_fast_compile_mode
 from .safe import counted_as_integers, safe_compile_kwargs
 from .tiered import compile_kernel
 
@@ -39,12 +40,13 @@ _FACTORS: WeakKeyDictionary = WeakKeyDictionary()
 
 
 def one_shot(compile_kwargs: dict | None) -> dict:
-    """Compile options for a function called only a few times: PyTensor's FAST_COMPILE mode.
+    """Compile options for a function called only a few times: PyTensor's FAST_COMPILE mode,
+    its elementwise nodes called directly (:func:`.lean_vm.lean_fast_compile_mode`).
 
     Numba compilation of a small graph costs far more than running it a few
     times in Python; a mode the caller chose explicitly is kept.
     """
-    return safe_compile_kwargs(compile_kwargs, "FAST_COMPILE")
+    return safe_compile_kwargs(compile_kwargs, lean_fast_compile_mode())
 
 
 def is_discrete(var) -> bool:

@@ -44,7 +44,14 @@ import numpy as np
 
 from .marginal import MarginalMeasures
 
-__all__ = ["NOT_PARAMETERS", "Attack", "CaseFields", "prior_label", "true_target_value"]
+__all__ = [
+    "NOT_PARAMETERS",
+    "Attack",
+    "CaseFields",
+    "assignments",
+    "prior_label",
+    "true_target_value",
+]
 
 #: Fields of a case that are not parameters: labels, and the priors (which have a
 #: dimension of their own in every analysis).
@@ -113,6 +120,11 @@ class CaseFields:
                     f"{name!r} is not a parameter of {type(self).__name__}; have {', '.join(known)}"
                 )
         return dataclasses.replace(self, **changes)
+
+
+def assignments(changes: Mapping[str, object]) -> str:
+    """``name=value, …`` of parameter values, as an error names the ones at fault."""
+    return ", ".join(f"{name}={value!r}" for name, value in changes.items())
 
 
 def prior_label(priors, label: str | None) -> str:

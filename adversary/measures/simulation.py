@@ -16,6 +16,7 @@ import pytensor.tensor as pt
 from pymc.model import modelcontext
 from pytensor.graph.replace import vectorize_graph
 
+from ..inference.lean_vm import lean_fast_compile_mode
 from ..inference.safe import safe_mode
 from .attack_model import (
     check_releases_drawable,
@@ -88,7 +89,7 @@ class ReleaseSimulator:
             inputs=[] if count is None else [count],
             outputs=outputs,
             random_seed=False,
-            mode=safe_mode("FAST_COMPILE"),
+            mode=safe_mode(lean_fast_compile_mode()),
             return_updates=True,
         )
         self.rngs = list(updates)

@@ -8,6 +8,8 @@ from pytensor.compile.mode import Mode
 from pytensor.conditional.op import ifelse
 from pytensor.link.vm import VMLinker
 
+from adversary.inference._conditional import one_shot
+from adversary.inference.safe import safe_mode
 from adversary.inference.tiered import python_vm_mode
 
 
@@ -47,6 +49,24 @@ def test_the_lean_nodes_compute_what_pytensors_perform_computes():
         for got, expected in zip(lean(*args), plain(*args), strict=True):
             assert got.dtype == expected.dtype
             np.testing.assert_array_equal(got, expected)
+
+
+def test_one_shot_functions_are_fast_compile_with_the_lean_nodes():
+    """The exact measures' tables, once per rho of a scan: PyTensor's FAST_COMPILE, whose
+    Elemwise.perform bookkeeping was most of a small attack's evaluation, with the same
+    results; a mode the caller chose is kept."""
+    inputs, outputs = counting_graph()
+    lean = pytensor.function(inputs, outputs, **one_shot(None))
+    plain = pytensor.function(inputs, outputs, mode=safe_mode("FAST_COMPILE"))
+    assert lean_thunks(lean) >= 5 and lean_thunks(plain) == 0
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        args = (rng.integers(0, 4, 5), rng.normal(size=4), rng.normal())
+        for got, expected in zip(lean(*args), plain(*args), strict=True):
+            assert got.dtype == expected.dtype
+            np.testing.assert_array_equal(got, expected)
+    chosen = one_shot({"mode": "FAST_RUN"})["mode"]
+    assert not isinstance(chosen.linker, type(one_shot(None)["mode"].linker))
 
 
 def test_runtime_broadcasting_is_refused_as_pytensor_refuses_it():
