@@ -39,6 +39,8 @@ import numpy as np
 import pymc as pm
 import pytensor
 
+from ..measures.structure import fixed_structure
+
 __all__ = ["ParametricModels", "parametric_models"]
 
 # Argument sets kept per factory (least recently used dropped first).
@@ -149,6 +151,7 @@ class ParametricModels:
             same = False
         if same:
             entry.model, entry.shared = model, shared
+            fixed_structure(model)  # only this entry holds it: keyed once, not at every value
         else:
             entry.refused = True
 

@@ -52,13 +52,14 @@ def test_compiled_draws_are_the_python_samplers(sigma2, block):
     np.testing.assert_array_equal(compiled, _python_draws(sigma2, count, _Stream([], 5), block))
 
 
-def test_sample_uses_it_and_leaves_the_generator_where_python_would():
-    assert es.COMPILED_MIN <= 1000
+@pytest.mark.parametrize("count", [16, 1000])  # an exact measure's pilot draws; a simulation
+def test_sample_uses_it_and_leaves_the_generator_where_python_would(count):
+    assert es.COMPILED_MIN <= 16 and es._worth_compiling(count)
     rng = np.random.default_rng(3)
-    draws = es.sample(5.04, 1000, rng)
+    draws = es.sample(5.04, count, rng)
     python_rng = np.random.default_rng(3)
-    block = es._block_size(1000)
-    np.testing.assert_array_equal(draws, _python_draws(5.04, 1000, python_rng, block))
+    block = es._block_size(count)
+    np.testing.assert_array_equal(draws, _python_draws(5.04, count, python_rng, block))
     assert rng.integers(0, 10**9) == python_rng.integers(0, 10**9)
 
 
