@@ -112,3 +112,24 @@ def test_a_shared_argument_keeps_its_structure_as_its_value_changes():
     before = model_structure(plain)
     other.set_value(np.float64(0.7))
     assert model_structure(plain) is not before
+
+
+def test_a_scans_shared_model_is_keyed_once_and_another_model_at_every_call(monkeypatch):
+    """The structure's key walks the whole graph (0.25 ms a Granville evaluation): the shared
+    model of a scan changes only through its shared arguments, so it is keyed once."""
+    from adversary.measures import structure
+
+    keyed = []
+    original = structure._key
+    monkeypatch.setattr(structure, "_key", lambda model: keyed.append(model) or original(model))
+    rhos = [0.05, 0.1, 0.2, 0.4, 0.8]
+    measures = _scan(Counted(), rhos)
+    shared = [m for m in keyed if m in structure._FIXED]
+    assert len(shared) == 1 and len(keyed) <= 3  # the shared model once, the first two plain
+    for rho, result in zip(rhos, measures, strict=True):
+        assert result.marginal_risk == pytest.approx(_plain(Counted(), rho).marginal_risk)
+    keyed.clear()
+    plain = Counted()(rho=0.3)
+    model_structure(plain)
+    model_structure(plain)
+    assert keyed == [plain, plain]  # a model the user holds may change between calls
