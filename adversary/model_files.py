@@ -9,10 +9,10 @@ in one of two ways:
 - a PyMC model factory named ``model``: a function whose keyword arguments
   are the attack's parameters (the prior, ρ, the releases, …, each with a
   default) and which returns a ``pymc.Model``; with, where it has them,
-  ``PRIORS`` (``{label: prior}``, each passed as ``model(prior=...)``),
-  ``TRUTH`` (``{latent: true value}`` for every latent, for the data
-  holder's measures), ``TARGET`` (the latent of the decision; default the
-  first) and ``NAME``. :func:`load_case` wraps it with
+  ``PRIORS`` (``{label: prior}``, each passed as ``model(prior=...)``, or
+  as the argument ``PRIOR_ARGUMENT`` names), ``TRUTH`` (``{latent: true
+  value}`` for every latent, for the data holder's measures), ``TARGET`` (the
+  latent of the decision; default the first) and ``NAME``. :func:`load_case` wraps it with
   :func:`adversary.attack`, so every command takes it like a ``CASE``.
 
 A file is given by its path (ending in ``.py``) or, for the case studies
@@ -35,7 +35,7 @@ from pathlib import Path
 __all__ = ["ModelFileError", "load_case", "load_declared", "load_module", "shipped_cases"]
 
 #: What a model file may declare for :func:`load_case` besides ``model``.
-FACTORY_NAMES = ("PRIORS", "TRUTH", "TARGET", "NAME")
+FACTORY_NAMES = ("PRIORS", "TRUTH", "TARGET", "NAME", "PRIOR_ARGUMENT")
 
 
 class ModelFileError(ValueError):

@@ -45,6 +45,18 @@ def test_a_factory_file_is_an_attack(tmp_path):
     assert measures.marginal_risk == pytest.approx(float(sb.marginal_risk(0.1, 0.0992)), abs=1e-11)
 
 
+def test_a_factory_whose_prior_has_another_name_says_so_with_prior_argument(tmp_path):
+    """A model file could not name the prior's argument: the error pointed at prior_argument=,
+    a keyword of adversary.attack that a file never calls."""
+    renamed = FACTORY.replace("prior=0.5", "p=0.5").replace("p=prior", "p=p")
+    with pytest.raises(ModelFileError, match=r"has no keyword argument 'prior' .*PRIOR_ARGUMENT"):
+        load_case(write(tmp_path, "renamed.py", renamed))
+    case = load_case(write(tmp_path, "named.py", renamed + 'PRIOR_ARGUMENT = "p"\n'))
+    assert case.prior_argument == "p"
+    measures = case.marginal_measures("1/10")
+    assert measures.marginal_risk == pytest.approx(float(sb.marginal_risk(0.1, 0.0992)), abs=1e-11)
+
+
 def test_files_are_registered_modules_with_their_folder_importable(tmp_path):
     write(tmp_path, "helper_counts.py", "KNOWN = 3\n")
     path = write(

@@ -131,7 +131,8 @@ class ModelAttack:
         ):
             raise ValueError(
                 f"priors: {_function_name(self.factory)}() has no keyword argument "
-                f"{self.prior_argument!r} to pass each prior to (name it with prior_argument=)"
+                f"{self.prior_argument!r} to pass each prior to (name it with "
+                "prior_argument=, in a model file PRIOR_ARGUMENT)"
             )
         _check_finite_priors(priors)
         if self.truth is not None and not isinstance(self.truth, Mapping):
