@@ -48,7 +48,7 @@ demo: $(INSTALLED)
 
 # The suite runs on every core (pytest-xdist): about 7 minutes on 2 cores in all (venv, ruff
 # and pytest), up to 9:21 at a shared machine's slow hours. On one 2-core machine on 7 December,
-# 13 clean clones of the last commits took 6:48 to 7:58 in all, and three more 8:03 to 9:21
+# 16 clean clones of the last commits took 6:48 to 7:58 in all, and three more 8:03 to 9:21
 # while the machine ran slow (the tests that had not changed took 1.2-1.8x as long). CI ran
 # the last four landings in 429 to 468 s. The run is CPU-bound (95% of both cores); about 140
 # of its 700-830 CPU seconds are cold caches (numba's compiles, bytecode), which a second run
