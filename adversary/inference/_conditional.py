@@ -20,7 +20,7 @@ from pytensor.graph.replace import vectorize_graph
 from pytensor.graph.traversal import ancestors
 
 from ..distributions.support import support_bounds
-from .lean_vm import lean_fast_compile_mode
+from .lean_vm import lean_mode
 from .safe import counted_as_integers, safe_compile_kwargs
 from .tiered import compile_kernel
 
@@ -40,13 +40,14 @@ _FACTORS: WeakKeyDictionary = WeakKeyDictionary()
 
 
 def one_shot(compile_kwargs: dict | None) -> dict:
-    """Compile options for a function called only a few times: PyTensor's FAST_COMPILE mode,
-    its elementwise nodes called directly (:func:`.lean_vm.lean_fast_compile_mode`).
+    """Compile options for a function called a few times, or a few hundred (an exact
+    measure's likelihood tables, once per ρ of a scan): PyTensor's FAST_COMPILE rewrites on
+    its Python VM, elementwise nodes called directly (:func:`.lean_vm.lean_mode`).
 
     Numba compilation of a small graph costs far more than running it a few
     times in Python; a mode the caller chose explicitly is kept.
     """
-    return safe_compile_kwargs(compile_kwargs, lean_fast_compile_mode())
+    return safe_compile_kwargs(compile_kwargs, lean_mode("fast_compile"))
 
 
 def is_discrete(var) -> bool:

@@ -23,7 +23,7 @@ from pytensor.compile.mode import Mode
 from pytensor.link.vm import VMLinker
 from pytensor.tensor.elemwise import Elemwise
 
-__all__ = ["LeanVMLinker", "lean_elemwise_thunk", "lean_fast_compile_mode"]
+__all__ = ["LeanVMLinker", "lean_elemwise_thunk", "lean_mode"]
 
 #: NumPy's limit on a ufunc's operands; ``Elemwise.perform`` refuses more, and so is left
 #: to refuse them.
@@ -42,11 +42,10 @@ class LeanVMLinker(VMLinker):
         return super().make_vm(nodes, thunks, *storage_and_maps)
 
 
-def lean_fast_compile_mode() -> Mode:
-    """PyTensor's ``FAST_COMPILE`` (its rewrites, its Python VM) with the lean Elemwise thunks,
-    for functions compiled to be called a few times or a few hundred (an exact measure's
-    likelihood tables, once per ρ of a scan), where numba's compilation would cost more."""
-    return Mode(linker=LeanVMLinker(use_cloop=False, c_thunks=False), optimizer="fast_compile")
+def lean_mode(optimizer: str) -> Mode:
+    """PyTensor's Python VM with the lean Elemwise thunks, after ``optimizer``'s rewrites
+    (``"fast_compile"``, ``"fast_run"``)."""
+    return Mode(linker=LeanVMLinker(use_cloop=False, c_thunks=False), optimizer=optimizer)
 
 
 def _lean(node, thunk) -> bool:

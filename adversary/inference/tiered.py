@@ -65,7 +65,7 @@ from pytensor.graph.basic import Constant
 from pytensor.graph.traversal import io_toposort
 from pytensor.link.numba.linker import NumbaLinker
 
-from .lean_vm import LeanVMLinker
+from .lean_vm import lean_mode
 from .safe import safe_compile_kwargs, safe_mode
 
 __all__ = [
@@ -128,8 +128,7 @@ def python_vm_mode() -> Mode:
     fused composite would be evaluated element by element in Python; the linker calls those
     nodes without ``Elemwise.perform``'s per-call bookkeeping (:mod:`.lean_vm`).
     """
-    mode = Mode(linker=LeanVMLinker(use_cloop=False, c_thunks=False), optimizer="fast_run")
-    return safe_mode(mode.excluding("fusion"))
+    return safe_mode(lean_mode("fast_run").excluding("fusion"))
 
 
 class _Recipe:

@@ -55,9 +55,9 @@ from pymc.pytensorf import compile as compile_pytensor
 from pytensor.graph.replace import graph_replace, vectorize_graph
 
 from .._validation import as_probability
+from ..inference._conditional import one_shot
 from ..inference.grid import geometric_tail, scalar_labels
-from ..inference.lean_vm import lean_fast_compile_mode
-from ..inference.safe import counted_as_integers, safe_mode
+from ..inference.safe import counted_as_integers
 from .attack_model import generator, is_discrete, observed_data, positive_int
 from .decision import DEFAULT_TIE_RULE
 from .marginal import MarginalMeasures
@@ -111,9 +111,7 @@ class _ReleaseLogpmf:
         total = graph_replace(pt.add(*terms) if len(terms) > 1 else terms[0], replace, strict=False)
         batched = [pt.tensor(dtype=s.dtype, shape=(None, *s.type.shape)) for s in single.values()]
         out = vectorize_graph(total, replace=dict(zip(single.values(), batched, strict=True)))
-        self.fn = compile_pytensor(
-            batched, pt.cast(out, "float64"), mode=safe_mode(lean_fast_compile_mode())
-        )
+        self.fn = compile_pytensor(batched, pt.cast(out, "float64"), **one_shot(None))
 
     def __call__(self, releases: dict[str, np.ndarray]) -> np.ndarray:
         args = [

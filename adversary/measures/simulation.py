@@ -16,8 +16,7 @@ import pytensor.tensor as pt
 from pymc.model import modelcontext
 from pytensor.graph.replace import vectorize_graph
 
-from ..inference.lean_vm import lean_fast_compile_mode
-from ..inference.safe import safe_mode
+from ..inference._conditional import one_shot
 from .attack_model import (
     check_releases_drawable,
     generator,
@@ -89,7 +88,7 @@ class ReleaseSimulator:
             inputs=[] if count is None else [count],
             outputs=outputs,
             random_seed=False,
-            mode=safe_mode(lean_fast_compile_mode()),
+            **one_shot(None),
             return_updates=True,
         )
         self.rngs = list(updates)

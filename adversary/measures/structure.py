@@ -46,7 +46,7 @@ _KEPT = 16
 _STRUCTURES: OrderedDict[Hashable, ModelStructure] = OrderedDict()
 # Compiled functions of each structure's model, found from the model.
 _MEMOS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-# Models that never change (fixed_structure), with their key once computed.
+# Models that never change (fixed_structure), with their keys.
 _FIXED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -76,17 +76,12 @@ def fixed_structure(model) -> None:
     """Declare that ``model`` will not change, so that :func:`model_structure` keys it once:
     a model only this package holds, such as a factory's model with its float arguments
     shared (:mod:`~adversary.scenarios.parametric`), met again at every value of a scan."""
-    _FIXED[model] = None
+    _FIXED[model] = _key(model)
 
 
 def model_structure(model) -> ModelStructure:
     """The structure of ``model``, its shared values set to ``model``'s float constants."""
-    if model in _FIXED:
-        if _FIXED[model] is None:
-            _FIXED[model] = _key(model)
-        key, lifted = _FIXED[model]
-    else:
-        key, lifted = _key(model)
+    key, lifted = _FIXED[model] if model in _FIXED else _key(model)
     structure = _STRUCTURES.get(key)
     if structure is None:
         structure = ModelStructure(model, lifted)
